@@ -1,0 +1,20 @@
+# The two commands the README opens with, plus what CI runs. Each target first makes sure
+# the system packages Logbook builds against are present (Debian/Ubuntu; needs root or sudo).
+
+SWIFT_FLAGS := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
+
+.PHONY: demo test lint deps
+
+demo: deps
+	swift build --product logbook
+	swift run --skip-build logbook demo
+
+test: deps
+	swift build --build-tests $(SWIFT_FLAGS)
+	swift test --skip-build
+
+lint:
+	swift format lint --strict --recursive Sources Tests Package.swift
+
+deps:
+	@bash scripts/install-dependencies.sh

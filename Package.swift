@@ -1,0 +1,47 @@
+// swift-tools-version: 6.1
+// Logbook: an event-sourced, append-only log engine whose every mutation is a CRDT change.
+// Core targets depend only on system libraries and small Apple packages; anything heavy
+// (HTTP, benchmarks, SQLite) lives outside them. See docs/ARCHITECTURE.md.
+
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .define("LOGBOOK_VERIFY", .when(configuration: .debug)),
+]
+
+let package = Package(
+    name: "Logbook",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "LogbookCRDT", targets: ["LogbookCRDT"]),
+        .executable(name: "logbook", targets: ["logbook"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"])]
+        ),
+        .target(name: "CCRC32C"),
+        .target(name: "LogbookCRDT", swiftSettings: strictSettings),
+        .target(name: "LogbookTesting", swiftSettings: strictSettings),
+        .executableTarget(
+            name: "logbook",
+            dependencies: [
+                "LogbookCRDT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LogbookCRDTTests", dependencies: ["LogbookCRDT", "LogbookTesting"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "CCRC32CTests", dependencies: ["CCRC32C", "LogbookTesting"],
+            swiftSettings: strictSettings),
+    ]
+)
