@@ -15,6 +15,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "LogbookCRDT", targets: ["LogbookCRDT"]),
+        .library(name: "LogbookStorage", targets: ["LogbookStorage"]),
+        .library(name: "Logbook", targets: ["Logbook"]),
         .executable(name: "logbook", targets: ["logbook"]),
     ],
     dependencies: [
@@ -28,7 +30,14 @@ let package = Package(
         ),
         .target(name: "CCRC32C"),
         .target(name: "LogbookCRDT", swiftSettings: strictSettings),
-        .target(name: "LogbookTesting", swiftSettings: strictSettings),
+        .target(
+            name: "LogbookStorage", dependencies: ["CLZ4", "CCRC32C"], swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Logbook", dependencies: ["LogbookCRDT", "LogbookStorage"],
+            swiftSettings: strictSettings),
+        .target(
+            name: "LogbookTesting", dependencies: ["LogbookStorage"], swiftSettings: strictSettings),
         .executableTarget(
             name: "logbook",
             dependencies: [
@@ -39,6 +48,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LogbookCRDTTests", dependencies: ["LogbookCRDT", "LogbookTesting"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookStorageTests", dependencies: ["LogbookStorage", "LogbookTesting"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "CCRC32CTests", dependencies: ["CCRC32C", "LogbookTesting"],

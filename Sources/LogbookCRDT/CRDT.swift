@@ -71,6 +71,12 @@ public final class CRDT<
         clock.setTime(highestVersion)
     }
 
+    /// Moves the clock forward to `time` if it is behind; never backward. For replicas
+    /// restored from a log that also recorded clock advances no change carried.
+    public func advanceClock(to time: UInt64) {
+        if time > clock.currentTime() { clock.setTime(time) }
+    }
+
     // MARK: Local writes
 
     /// Sets fields of a record, creating it if needed. Returns one change per field.

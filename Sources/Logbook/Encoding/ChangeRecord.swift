@@ -1,0 +1,130 @@
+import LogbookCRDT
+import LogbookStorage
+
+/// One record of a Logbook log: an accepted change, or a clock advance that no change
+/// carries (merges that rejected changes and writes to tombstoned records still move the
+/// Lamport clock, and a replayed replica must end with the same clock).
+public enum ChangeRecord: Hashable, Sendable {
+    /// An accepted change, with the local version it was accepted at.
+    case change(Change<String, String, Value>)
+    /// The replica's clock reached this time.
+    case clock(UInt64)
+
+    /// The version the log indexes this record by: the change's local version or the time.
+    public var version: UInt64 {
+        switch self {
+        case .change(let change): change.localDbVersion
+        case .clock(let time): time
+        }
+    }
+}
+
+/// Compact binary form of a `ChangeRecord`; see docs/format/change-record.md.
+///
+/// ```
+/// u8 kind (1 set, 2 field deletion, 3 record deletion, 4 clock)
+/// varint localDbVersion                       -- kind 4 stops here
+/// varint dbVersion | varint nodeId | varint flags | string recordId
+/// varint colVersion | string colName          -- kinds 1 and 2
+/// value                                       -- kind 1
+/// string = varint byteCount, UTF-8 bytes
+/// ```
+public enum ChangeRecordCodec {
+    enum Kind: UInt8 {
+        case set = 1, fieldDeletion = 2, recordDeletion = 3, clock = 4
+    }
+
+    /// Appends the encoding of `record` to `bytes`.
+    public static func encode(_ record: ChangeRecord, into bytes: inout [UInt8]) {
+        switch record {
+        case .clock(let time):
+            bytes.append(Kind.clock.rawValue)
+            Varint.append(time, to: &bytes)
+        case .change(let change):
+            let kind: Kind =
+                change.colName == nil
+                ? .recordDeletion : change.value == nil ? .fieldDeletion : .set
+            bytes.append(kind.rawValue)
+            Varint.append(change.localDbVersion, to: &bytes)
+            Varint.append(change.dbVersion, to: &bytes)
+            Varint.append(change.nodeId, to: &bytes)
+            Varint.append(UInt64(change.flags), to: &bytes)
+            ValueCodec.appendString(change.recordId, to: &bytes)
+            if let column = change.colName {
+                Varint.append(change.colVersion, to: &bytes)
+                ValueCodec.appendString(column, to: &bytes)
+                if let value = change.value { ValueCodec.append(value, to: &bytes) }
+            }
+        }
+    }
+
+    /// Decodes one record occupying all of `bytes`; returns why it is malformed on failure.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<
+        ChangeRecord, ChangeRecordFailure
+    > {
+        var position = 0
+        guard let kindByte = bytes.first, let kind = Kind(rawValue: kindByte) else {
+            return .failure(.unknownKind(bytes.first))
+        }
+        position = 1
+        guard let local = Varint.read(bytes, at: &position) else {
+            return .failure(.truncated("localDbVersion"))
+        }
+        if kind == .clock {
+            return position == bytes.count ? .success(.clock(local)) : .failure(.trailingBytes)
+        }
+        guard let db = Varint.read(bytes, at: &position) else {
+            return .failure(.truncated("dbVersion"))
+        }
+        guard let node = Varint.read(bytes, at: &position) else {
+            return .failure(.truncated("nodeId"))
+        }
+        guard let flags = Varint.read(bytes, at: &position), flags <= UInt64(UInt32.max) else {
+            return .failure(.truncated("flags"))
+        }
+        guard let recordId = ValueCodec.readString(bytes, at: &position) else {
+            return .failure(.truncated("recordId"))
+        }
+        var change = Change<String, String, Value>(
+            recordId: recordId, colName: nil, value: nil, colVersion: tombstoneColumnVersion,
+            dbVersion: db, nodeId: node, localDbVersion: local, flags: UInt32(flags))
+        if kind != .recordDeletion {
+            guard let colVersion = Varint.read(bytes, at: &position) else {
+                return .failure(.truncated("colVersion"))
+            }
+            guard let column = ValueCodec.readString(bytes, at: &position) else {
+                return .failure(.truncated("colName"))
+            }
+            change.colVersion = colVersion
+            change.colName = column
+            if kind == .set {
+                guard let value = ValueCodec.read(bytes, at: &position, depth: 0) else {
+                    return .failure(.truncated("value"))
+                }
+                change.value = value
+            }
+        }
+        guard position == bytes.count else { return .failure(.trailingBytes) }
+        return .success(.change(change))
+    }
+}
+
+/// Why a record is not a `ChangeRecord`.
+public enum ChangeRecordFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The first byte is not a known kind (nil: the record is empty).
+    case unknownKind(UInt8?)
+    /// The record ends (or is malformed) inside this field.
+    case truncated(String)
+    /// Bytes remain after the record's last field.
+    case trailingBytes
+
+    /// The failure in words.
+    public var description: String {
+        switch self {
+        case .unknownKind(let byte?): "unknown change record kind \(byte)"
+        case .unknownKind(nil): "empty change record"
+        case .truncated(let field): "change record is malformed at field \(field)"
+        case .trailingBytes: "bytes after the end of the change record"
+        }
+    }
+}

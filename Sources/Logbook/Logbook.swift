@@ -1,0 +1,225 @@
+import Foundation
+import LogbookCRDT
+import LogbookStorage
+
+/// A durable replica: a `CRDT<String, String, Value>` whose every accepted mutation (local
+/// write or accepted remote change) is appended to a log before it is acknowledged.
+///
+/// Opening replays the log and rebuilds the identical CRDT state: data, column versions,
+/// tombstones and clock. Writes return once their `Durability` holds. All methods are safe
+/// to call from many tasks; with `.groupCommit`, concurrent writers share `fdatasync`s.
+///
+/// If appending to the log fails, the in-memory state may be ahead of the log: the instance
+/// then refuses further work with `.failed`; reopening recovers what the log holds.
+public final class Logbook: @unchecked Sendable {
+    // @unchecked: crdt, log and the bookkeeping below are guarded by `lock`; the committer
+    // is thread-safe and immutable after init.
+    private let lock = NSLock()
+    let crdt: CRDT<String, String, Value>
+    let log: Log
+    private var committer: GroupCommitter?
+    private var loggedClock: UInt64
+    private var failure: LogbookError?
+    private var encodeBuffer: [UInt8] = []
+    /// The directory holding the log.
+    public let directory: String
+    /// This replica's node id.
+    public let nodeId: NodeId
+    /// When writes are acknowledged.
+    public let durability: Durability
+    /// What the replay at open read.
+    public let replayStatistics: ReplayStatistics
+
+    private init(
+        directory: String, nodeId: NodeId, durability: Durability,
+        crdt: CRDT<String, String, Value>, log: Log, statistics: ReplayStatistics
+    ) {
+        self.directory = directory
+        self.nodeId = nodeId
+        self.durability = durability
+        self.crdt = crdt
+        self.log = log
+        self.replayStatistics = statistics
+        loggedClock = crdt.getClock().currentTime()
+    }
+
+    /// Opens (or creates) the Logbook in `directory` and replays its log.
+    ///
+    /// `nodeId` is required for a new directory and, when given for an existing one, must
+    /// match the recorded node. Throws `.nodeMismatch`, `.corruption` (a record that is not a
+    /// change), or `.storage` (recovery found damage that is not a torn tail, or I/O failed).
+    public static func open(
+        directory: String, nodeId: NodeId? = nil, options: LogbookOptions = LogbookOptions()
+    ) throws(LogbookError) -> Logbook {
+        let fileSystem = options.fileSystem
+        let existing =
+            fileSystem.exists(directory)
+            ? try NodeMetadata.read(directory: directory, fileSystem: fileSystem) : nil
+        let resolvedNode: NodeId
+        switch (existing, nodeId) {
+        case (let metadata?, let requested?) where metadata.nodeId != requested:
+            throw LogbookError(
+                .nodeMismatch, "directory belongs to node \(metadata.nodeId), not \(requested)",
+                path: directory)
+        case (let metadata?, _):
+            resolvedNode = metadata.nodeId
+        case (nil, let requested?):
+            do { try fileSystem.createDirectory(directory) } catch { throw LogbookError(error) }
+            try NodeMetadata(formatVersion: NodeMetadata.currentFormatVersion, nodeId: requested)
+                .write(directory: directory, fileSystem: fileSystem)
+            resolvedNode = requested
+        case (nil, nil):
+            throw LogbookError(
+                .nodeMismatch,
+                "not a Logbook directory (no \(NodeMetadata.fileName)); give a node id to create one",
+                path: directory)
+        }
+        let log: Log
+        do {
+            log = try Log.open(
+                directory: directory, fileSystem: fileSystem, configuration: options.log,
+                clock: options.clock)
+        } catch {
+            throw LogbookError(error)
+        }
+        let crdt = CRDT<String, String, Value>(nodeId: resolvedNode)
+        let statistics = try Replayer.replay(log, into: crdt, progress: options.replayProgress)
+        let logbook = Logbook(
+            directory: directory, nodeId: resolvedNode, durability: options.durability, crdt: crdt,
+            log: log, statistics: statistics)
+        if options.durability == .groupCommit {
+            logbook.startGroupCommit(delayNanoseconds: options.groupCommitDelayNanoseconds)
+        }
+        return logbook
+    }
+
+    /// What recovery did when the log was opened (torn tail cut, indexes rebuilt).
+    public var recovery: RecoveryReport { log.recovery }
+
+    // MARK: Writes
+
+    /// `CRDT.insertOrUpdate`, logged. Returns the changes once they are durable per mode.
+    @discardableResult
+    public func insertOrUpdate(_ recordId: String, fields: [(String, Value)])
+        async throws(LogbookError) -> [Change<String, String, Value>]
+    {
+        try await write { $0.insertOrUpdate(recordId, fields: fields) }
+    }
+
+    /// `CRDT.deleteRecord`, logged. Nil when the record was already deleted.
+    @discardableResult
+    public func deleteRecord(_ recordId: String) async throws(LogbookError) -> Change<
+        String, String, Value
+    >? {
+        try await write { crdt in crdt.deleteRecord(recordId).map { [$0] } ?? [] }.first
+    }
+
+    /// `CRDT.deleteField`, logged. Nil when there was no such field.
+    @discardableResult
+    public func deleteField(_ recordId: String, fieldName: String) async throws(LogbookError)
+        -> Change<String, String, Value>?
+    {
+        try await write { crdt in
+            crdt.deleteField(recordId, fieldName: fieldName).map { [$0] } ?? []
+        }.first
+    }
+
+    /// Merges remote changes (crdt-lite semantics) and logs the accepted ones, which it
+    /// returns with this replica's local versions.
+    @discardableResult
+    public func merge(_ changes: [Change<String, String, Value>]) async throws(LogbookError)
+        -> [Change<String, String, Value>]
+    {
+        try await write { $0.mergeChanges(changes) }
+    }
+
+    /// Writes everything appended so far and `fdatasync`s it, whatever the durability mode.
+    public func sync() throws(LogbookError) {
+        try locked { () throws(LogbookError) in
+            do throws(StorageError) { try log.sync() } catch { throw fail(error) }
+        }
+    }
+
+    /// Syncs and closes the log. The instance refuses work afterwards.
+    public func close() throws(LogbookError) {
+        committer?.stop()
+        try locked { () throws(LogbookError) in
+            do throws(StorageError) { try log.close() } catch { throw fail(error) }
+            if failure == nil {
+                failure = LogbookError(.failed, "the Logbook is closed", path: directory)
+            }
+        }
+    }
+
+    /// Applies `operation` to the CRDT and appends what it produced, under the lock; then
+    /// waits for the durability mode's promise.
+    private func write(
+        _ operation: (CRDT<String, String, Value>) -> [Change<String, String, Value>]
+    ) async throws(LogbookError) -> [Change<String, String, Value>] {
+        let (changes, endOffset) = try locked {
+            () throws(LogbookError) -> ([Change<String, String, Value>], UInt64) in
+            if let failure { throw failure }
+            let changes = operation(crdt)
+            do throws(StorageError) {
+                for change in changes { try append(.change(change)) }
+                let clock = crdt.getClock().currentTime()
+                if clock > loggedClock { try append(.clock(clock)) }
+                if durability == .fsyncEachAppend { try log.sync() }
+            } catch {
+                throw fail(error)
+            }
+            return (changes, log.nextOffset)
+        }
+        if let committer {
+            do { try await committer.waitUntilDurable(endOffset) } catch {
+                throw LogbookError(
+                    .failed, "group commit sync failed", path: directory,
+                    storageError: error as? StorageError)
+            }
+        }
+        return changes
+    }
+
+    /// Called with the lock held.
+    private func append(_ record: ChangeRecord) throws(StorageError) {
+        encodeBuffer.removeAll(keepingCapacity: true)
+        ChangeRecordCodec.encode(record, into: &encodeBuffer)
+        try log.append(encodeBuffer, version: record.version)
+        loggedClock = max(loggedClock, record.version)
+    }
+
+    /// Called with the lock held: remembers the first failure, which poisons the instance.
+    private func fail(_ error: StorageError) -> LogbookError {
+        let wrapped = LogbookError(error)
+        if failure == nil {
+            failure = LogbookError(
+                .failed, "an earlier write failed; reopen to recover", path: directory,
+                storageError: error)
+        }
+        return wrapped
+    }
+
+    private func startGroupCommit(delayNanoseconds: UInt64) {
+        committer = GroupCommitter(
+            durableOffset: log.durableOffset, maxDelayNanoseconds: delayNanoseconds,
+            flushForSync: { [unowned self] () throws(StorageError) in
+                try self.locked { () throws(StorageError) in
+                    if self.log.flushedOffset == self.log.durableOffset
+                        && self.log.nextOffset == self.log.durableOffset
+                    {
+                        return nil
+                    }
+                    return try self.log.flushForSync()
+                }
+            },
+            noteDurable: { [unowned self] offset in
+                self.locked { self.log.noteDurable(through: offset) }
+            })
+    }
+
+    func locked<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}

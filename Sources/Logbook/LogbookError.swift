@@ -1,0 +1,63 @@
+import LogbookStorage
+
+/// A Logbook operation failed. Wraps storage failures and adds the engine's own.
+public struct LogbookError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is; extensible.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        /// The storage layer failed; see `storageError`.
+        public static let storage = Code(name: "storage")
+        /// A record in the log is not a valid change record.
+        public static let corruption = Code(name: "corruption")
+        /// The directory belongs to another node, or has no node and none was given.
+        public static let nodeMismatch = Code(name: "nodeMismatch")
+        /// The directory's metadata file is unreadable.
+        public static let badMetadata = Code(name: "badMetadata")
+        /// An earlier write failed; the in-memory state may be ahead of the log, so the
+        /// instance refuses further work. Reopen to recover from the log.
+        public static let failed = Code(name: "failed")
+        /// The code's name.
+        public var description: String { name }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// What went wrong, in words.
+    public var message: String
+    /// The file involved, if any.
+    public var path: String?
+    /// The log offset involved, if any.
+    public var logOffset: UInt64?
+    /// The storage error behind a `.storage` (or `.failed`) error.
+    public var storageError: StorageError?
+
+    /// Creates an error from its parts.
+    public init(
+        _ code: Code, _ message: String, path: String? = nil, logOffset: UInt64? = nil,
+        storageError: StorageError? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.logOffset = logOffset
+        self.storageError = storageError
+    }
+
+    /// Wraps a storage error.
+    public init(_ error: StorageError) {
+        self.init(
+            .storage, error.message, path: error.path, logOffset: error.logOffset,
+            storageError: error)
+    }
+
+    /// The storage error's text for storage failures, else `code: path (offset): message`.
+    public var description: String {
+        if code == .storage, let storageError { return storageError.description }
+        var text = "\(code)"
+        if let path { text += ": \(path)" }
+        if let logOffset { text += " (log offset \(logOffset))" }
+        text += ": \(message)"
+        if let storageError { text += "; cause: \(storageError)" }
+        return text
+    }
+}

@@ -1,0 +1,37 @@
+import LogbookStorage
+
+/// How a `Logbook` is opened.
+public struct LogbookOptions: Sendable {
+    /// When writes are acknowledged. Default `.groupCommit`.
+    public var durability: Durability = .groupCommit
+    /// The log's tunables (segment size, batch size, index interval).
+    public var log = LogConfiguration()
+    /// Where files live. Default: the real file system.
+    public var fileSystem: any FileSystem = PosixFileSystem()
+    /// The log's clock, for rolling segments by age. Default none.
+    public var clock: (any LogClock)? = nil
+    /// Group commit: wait this long before each sync to gather more appenders. Default 0:
+    /// syncs already batch whatever arrives while the previous one runs.
+    public var groupCommitDelayNanoseconds: UInt64 = 0
+    /// Called during the replay at open with (bytes read, bytes total).
+    public var replayProgress: (@Sendable (Int64, Int64) -> Void)? = nil
+
+    /// The defaults.
+    public init() {}
+}
+
+/// What opening a Logbook read and how long it took.
+public struct ReplayStatistics: Hashable, Sendable {
+    /// Batches read.
+    public var batches = 0
+    /// Records read (changes and clock records).
+    public var records = 0
+    /// Changes applied.
+    public var changes = 0
+    /// Uncompressed record bytes.
+    public var rawBytes: Int64 = 0
+    /// Bytes on disk read (headers and LZ4 frames).
+    public var storedBytes: Int64 = 0
+    /// Wall time of the replay, in seconds.
+    public var seconds: Double = 0
+}

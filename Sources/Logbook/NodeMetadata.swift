@@ -1,0 +1,65 @@
+import Foundation
+import LogbookCRDT
+import LogbookStorage
+
+/// The `logbook.json` file that says which node a log directory belongs to.
+///
+/// Written once, atomically (temporary file, fsync, rename, directory fsync), so a log can
+/// never be reopened under another node id by mistake.
+struct NodeMetadata: Codable, Equatable {
+    static let fileName = "logbook.json"
+    static let currentFormatVersion = 1
+
+    var formatVersion: Int
+    var nodeId: NodeId
+
+    /// Reads the metadata, or nil when the directory has none.
+    static func read(directory: String, fileSystem: any FileSystem) throws(LogbookError)
+        -> NodeMetadata?
+    {
+        let path = directory + "/" + fileName
+        guard fileSystem.exists(path) else { return nil }
+        let bytes: [UInt8]
+        do {
+            let file = try fileSystem.open(path, mode: .read)
+            bytes = try file.read(at: 0, count: Int(min(try file.size(), 4096)))
+            try file.close()
+        } catch {
+            throw LogbookError(error)
+        }
+        guard let metadata = try? JSONDecoder().decode(NodeMetadata.self, from: Data(bytes)) else {
+            throw LogbookError(
+                .badMetadata,
+                "not a Logbook metadata file (expected {\"formatVersion\":1,\"nodeId\":N})",
+                path: path)
+        }
+        guard metadata.formatVersion == currentFormatVersion else {
+            throw LogbookError(
+                .badMetadata, "unsupported metadata format version \(metadata.formatVersion)",
+                path: path)
+        }
+        return metadata
+    }
+
+    /// Writes the metadata durably.
+    func write(directory: String, fileSystem: any FileSystem) throws(LogbookError) {
+        let path = directory + "/" + Self.fileName
+        let temporaryPath = path + SegmentFileName.temporarySuffix
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(self) else {
+            throw LogbookError(.badMetadata, "cannot encode metadata", path: path)
+        }
+        do {
+            if fileSystem.exists(temporaryPath) { try fileSystem.removeFile(temporaryPath) }
+            let file = try fileSystem.open(temporaryPath, mode: .createNew)
+            try file.write([UInt8](data) + [UInt8(ascii: "\n")], at: 0)
+            try file.sync()
+            try file.close()
+            try fileSystem.rename(temporaryPath, to: path)
+            try fileSystem.syncDirectory(directory)
+        } catch {
+            throw LogbookError(error)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import LogbookCRDT
+import LogbookStorage
+
+/// Rebuilds a CRDT from its log: each batch is read, checked and decoded once, its changes
+/// restored in log order with their stored local versions.
+enum Replayer {
+    static func replay(
+        _ log: Log, into crdt: CRDT<String, String, Value>,
+        progress: (@Sendable (Int64, Int64) -> Void)?
+    ) throws(LogbookError) -> ReplayStatistics {
+        let started = ContinuousClock.now
+        var statistics = ReplayStatistics()
+        let total = log.sizeBytes
+        var changes: [Change<String, String, Value>] = []
+        var highestClock: UInt64 = 0
+        do {
+            let cursor = try log.makeCursor(from: log.startOffset)
+            while try cursor.next() {
+                guard let header = cursor.header else { break }
+                changes.removeAll(keepingCapacity: true)
+                try cursor.forEachRecord { (offset, bytes) throws(LogbookError) in
+                    switch ChangeRecordCodec.decode(bytes) {
+                    case .success(.change(let change)): changes.append(change)
+                    case .success(.clock(let time)): highestClock = max(highestClock, time)
+                    case .failure(let failure):
+                        throw LogbookError(
+                            .corruption, failure.description, path: cursor.location.path,
+                            logOffset: offset)
+                    }
+                }
+                crdt.restore(changes)
+                statistics.batches += 1
+                statistics.records += Int(header.recordCount)
+                statistics.changes += changes.count
+                statistics.rawBytes += Int64(header.rawLength)
+                statistics.storedBytes += Int64(header.totalSize)
+                progress?(statistics.storedBytes, total)
+            }
+        } catch let error as LogbookError {
+            throw error
+        } catch let error as StorageError {
+            throw LogbookError(error)
+        } catch {
+            throw LogbookError(.corruption, "\(error)", path: log.directory)
+        }
+        crdt.advanceClock(to: highestClock)
+        statistics.seconds = Double((ContinuousClock.now - started) / .nanoseconds(1)) / 1e9
+        return statistics
+    }
+}

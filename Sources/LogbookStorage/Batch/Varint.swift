@@ -1,0 +1,34 @@
+/// Unsigned LEB128: seven bits per byte, low bits first, high bit set on all but the last.
+public enum Varint {
+    /// The most bytes a UInt64 takes.
+    public static let sizeMax = 10
+
+    /// Appends `value` to `bytes`.
+    @inlinable
+    public static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+        var remaining = value
+        while remaining >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: remaining) | 0x80)
+            remaining >>= 7
+        }
+        bytes.append(UInt8(remaining))
+    }
+
+    /// Reads a varint at `position`, advancing it. Nil when the input ends inside the varint
+    /// or the value does not fit 64 bits.
+    @inlinable
+    public static func read(_ bytes: UnsafeRawBufferPointer, at position: inout Int) -> UInt64? {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            if shift == 63 && byte > 1 { return nil }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+            if shift > 63 { return nil }
+        }
+        return nil
+    }
+}

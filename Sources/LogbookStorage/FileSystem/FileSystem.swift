@@ -1,0 +1,62 @@
+/// The file operations the log needs, and nothing more, so a simulated implementation can
+/// inject torn writes, lost unsynced data and bit flips.
+///
+/// Paths are plain strings. Every method throws `StorageError` naming the path.
+public protocol FileSystem: Sendable {
+    /// Opens a file; see `FileOpenMode`.
+    func open(_ path: String, mode: FileOpenMode) throws(StorageError) -> any StorageFile
+    /// Names (not paths) of the directory's entries, without `.` and `..`, sorted.
+    func contentsOfDirectory(_ path: String) throws(StorageError) -> [String]
+    /// Creates a directory and any missing parents; succeeds if it already exists.
+    func createDirectory(_ path: String) throws(StorageError)
+    /// True when something exists at `path`.
+    func exists(_ path: String) -> Bool
+    /// Removes a file.
+    func removeFile(_ path: String) throws(StorageError)
+    /// Renames a file atomically, replacing `destination` if present. Not durable until the
+    /// directory is synced.
+    func rename(_ source: String, to destination: String) throws(StorageError)
+    /// Makes the directory's entries (creations, renames, removals) durable.
+    func syncDirectory(_ path: String) throws(StorageError)
+}
+
+/// How to open a file.
+public enum FileOpenMode: Sendable {
+    /// Read only; the file must exist.
+    case read
+    /// Read and write; the file must exist.
+    case readWrite
+    /// Read and write; the file must not exist (it is created).
+    case createNew
+}
+
+/// An open file: positional reads and writes, so no shared cursor exists to get wrong.
+///
+/// Isolation: not thread-safe for concurrent mutation; the log serializes writers.
+public protocol StorageFile: AnyObject, Sendable {
+    /// The path the file was opened with.
+    var path: String { get }
+    /// Reads up to `count` bytes at `offset`; fewer only at the end of the file.
+    func read(at offset: Int64, count: Int) throws(StorageError) -> [UInt8]
+    /// Writes all of `bytes` at `offset`, extending the file as needed.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(StorageError)
+    /// Makes written data durable (`fdatasync`).
+    func sync() throws(StorageError)
+    /// Cuts or extends the file to `size` bytes.
+    func truncate(to size: Int64) throws(StorageError)
+    /// The file's current size in bytes.
+    func size() throws(StorageError) -> Int64
+    /// Closes the file; later calls fail.
+    func close() throws(StorageError)
+}
+
+extension StorageFile {
+    /// Writes an array of bytes at `offset`.
+    public func write(_ bytes: [UInt8], at offset: Int64) throws(StorageError) {
+        var failure: StorageError?
+        bytes.withUnsafeBytes { buffer in
+            do throws(StorageError) { try write(buffer, at: offset) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+}

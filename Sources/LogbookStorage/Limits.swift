@@ -1,0 +1,25 @@
+/// Every bound on sizes and counts read from disk or taken from callers, in one place.
+///
+/// Loops over external input are bounded by these; `LimitsTests` checks they are consistent.
+public enum Limits {
+    /// The largest single record, in bytes.
+    public static let recordSizeMax = 16 * 1024 * 1024
+    /// The largest uncompressed batch payload, in bytes: one maximal record and its framing.
+    public static let batchRawSizeMax = recordSizeMax + 64
+    /// The most records one batch may hold.
+    public static let batchRecordCountMax = 1 << 20
+    /// The largest LZ4 block (the frame's 4 MiB maximum block size).
+    public static let lz4BlockSizeMax = 4 * 1024 * 1024
+    /// The largest stored (compressed) batch: worst-case LZ4 expansion of every block, block
+    /// size fields, and the frame's header and end mark.
+    public static let batchStoredSizeMax =
+        batchRawSizeMax + (batchRawSizeMax / lz4BlockSizeMax + 1) * (4 + lz4BlockSizeMax / 255 + 16)
+        + 64
+    /// The smallest segment size a log may be configured with.
+    public static let segmentSizeMin = 4 * 1024
+    /// The largest segment size a log may be configured with (offsets inside are Int64, but
+    /// the index stores 32-bit positions).
+    public static let segmentSizeMax = 1 << 31
+    /// The most segment files a log directory may hold.
+    public static let segmentCountMax = 1 << 20
+}

@@ -1,0 +1,144 @@
+extension Log {
+    /// Appends one record with a caller-supplied version (the engine passes the change's
+    /// local version); returns its offset. Buffers only: see `flush()` and `sync()`.
+    ///
+    /// Throws `.invalidArgument` for a record over `Limits.recordSizeMax`, and I/O errors
+    /// from writing a full pending batch.
+    @discardableResult
+    public func append(_ record: UnsafeRawBufferPointer, version: UInt64) throws(StorageError)
+        -> UInt64
+    {
+        guard !isClosed else {
+            throw StorageError(.closed, "append to a closed log", path: directory)
+        }
+        guard record.count <= Limits.recordSizeMax else {
+            throw StorageError(
+                .invalidArgument, "record of \(record.count) bytes exceeds \(Limits.recordSizeMax)",
+                path: directory, logOffset: nextOffset)
+        }
+        if !pending.canAppend(byteCount: record.count) { try flush() }
+        let offset = nextOffset
+        pending.append(offset: offset, version: version, record: record)
+        nextOffset += 1
+        if pending.rawSize >= configuration.batchSizeTarget { try flush() }
+        return offset
+    }
+
+    /// Appends an array of bytes as one record.
+    @discardableResult
+    public func append(_ record: [UInt8], version: UInt64) throws(StorageError) -> UInt64 {
+        var result: Result<UInt64, StorageError> = .success(0)
+        record.withUnsafeBytes { bytes in
+            do throws(StorageError) { result = .success(try append(bytes, version: version)) } catch
+            {
+                result = .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Writes the pending batch to the active segment (rolling first when it is full or
+    /// old). Hands the bytes to the OS; does not fsync.
+    public func flush() throws(StorageError) {
+        guard !pending.isEmpty else { return }
+        guard !isClosed else {
+            throw StorageError(.closed, "flush of a closed log", path: directory)
+        }
+        let payload = pending.compressedPayload(hcLevel: configuration.hcLevel)
+        if shouldRoll(adding: BatchHeader.size + payload.count), let baseOffset = pending.baseOffset
+        {
+            try roll(nextBaseOffset: baseOffset)
+        }
+        let chained = pending.frame(payload, previousBatchCRC: active.lastBatchCRC)
+        #if LOGBOOK_VERIFY
+            verifyEncodedBatch(chained.bytes, header: chained.header)
+        #endif
+        let position = active.size
+        try active.file.write(chained.bytes, at: position)
+        active.index.noteBatch(
+            chained.header, at: position, intervalBytes: configuration.indexIntervalBytes)
+        active.lastBatchCRC = chained.header.batchCRC
+        flushedOffset = nextOffset
+        pending.reset()
+    }
+
+    /// Flushes and `fdatasync`s the active segment: everything appended so far is durable.
+    public func sync() throws(StorageError) {
+        try flush()
+        guard durableOffset < flushedOffset else { return }
+        try active.file.sync()
+        durableOffset = flushedOffset
+    }
+
+    /// Flushes and returns what a group committer needs to make it durable outside any lock:
+    /// the active file and the offset its sync will cover.
+    public func flushForSync() throws(StorageError) -> (file: any StorageFile, offset: UInt64) {
+        try flush()
+        return (active.file, flushedOffset)
+    }
+
+    /// Records that a sync covering `offset` completed.
+    public func noteDurable(through offset: UInt64) {
+        precondition(offset <= flushedOffset, "durable \(offset) beyond flushed \(flushedOffset)")
+        durableOffset = max(durableOffset, offset)
+    }
+
+    private func shouldRoll(adding batchSize: Int) -> Bool {
+        guard active.size > 0 else { return false }
+        if active.size + Int64(batchSize) > Int64(configuration.segmentSizeMax) { return true }
+        if let ageMax = configuration.segmentAgeMaxNanoseconds, let clock,
+            clock.nowNanoseconds() &- active.createdAtNanoseconds >= ageMax
+        {
+            return true
+        }
+        return false
+    }
+
+    /// Seals the active segment (sync, write its index) and starts a new one at
+    /// `nextBaseOffset`, making the new file's name durable before any record goes in.
+    func roll(nextBaseOffset: UInt64) throws(StorageError) {
+        precondition(nextBaseOffset >= active.index.nextOffset, "roll back to \(nextBaseOffset)")
+        try active.file.sync()
+        durableOffset = flushedOffset
+        try writeIndex(active.index)
+        let newPath = path(ofSegment: nextBaseOffset)
+        let newFile = try fileSystem.open(newPath, mode: .createNew)
+        try fileSystem.syncDirectory(directory)
+        try active.file.close()
+        sealed.append(active.index)
+        active = ActiveSegment(
+            file: newFile, index: SegmentIndex(baseOffset: nextBaseOffset), lastBatchCRC: 0,
+            createdAtNanoseconds: clock?.nowNanoseconds() ?? 0)
+    }
+
+    /// Writes a segment's index beside it (temporary file, then rename). Not fsynced: an
+    /// index is derived data, checked on load and rebuilt when damaged.
+    func writeIndex(_ index: SegmentIndex) throws(StorageError) {
+        let finalPath = directory + "/" + SegmentFileName.index(baseOffset: index.baseOffset)
+        let temporaryPath = finalPath + SegmentFileName.temporarySuffix
+        if fileSystem.exists(temporaryPath) { try fileSystem.removeFile(temporaryPath) }
+        let file = try fileSystem.open(temporaryPath, mode: .createNew)
+        try file.write(index.encoded(), at: 0)
+        try file.close()
+        try fileSystem.rename(temporaryPath, to: finalPath)
+    }
+
+    #if LOGBOOK_VERIFY
+        /// Decode-after-encode: the batch about to be written must read back as itself.
+        private func verifyEncodedBatch(_ bytes: [UInt8], header: BatchHeader) {
+            bytes.withUnsafeBytes { all in
+                guard case .success(let parsed) = BatchHeader.decode(all) else {
+                    preconditionFailure("encoded batch header does not parse")
+                }
+                precondition(parsed == header, "encoded batch header differs")
+                var raw: [UInt8] = []
+                let failure = BatchDecoder.unpack(
+                    header: parsed,
+                    storedPayload: UnsafeRawBufferPointer(rebasing: all[BatchHeader.size...]),
+                    into: &raw)
+                precondition(failure == nil, "encoded batch does not unpack: \(failure ?? "")")
+                precondition(raw == pending.raw, "encoded batch unpacks to different records")
+            }
+        }
+    #endif
+}

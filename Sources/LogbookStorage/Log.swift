@@ -1,0 +1,112 @@
+/// An append-only log of opaque records in a directory of segment files.
+///
+/// Records get consecutive offsets from 0. They are collected into a pending batch and
+/// written when the batch reaches `batchSizeTarget`, on `flush()`, `sync()` and `close()`.
+/// Only the last (active) segment is written or truncated; sealed segments are immutable.
+/// See docs/format/segment.md for the bytes and docs/storage.md for the guarantees.
+///
+/// Durability: `append` only buffers; `flush` hands bytes to the OS; `sync` also
+/// `fdatasync`s; rolling a segment syncs the sealed file and the directory.
+///
+/// Isolation: not thread-safe. `Logbook` serializes access; readers made by `makeCursor`
+/// use their own file handles and may run on other threads.
+///
+/// Invariants: `durableOffset <= flushedOffset <= nextOffset`; the active segment's size is
+/// the end of its last valid batch; sealed segments are ordered with rising offsets.
+public final class Log {
+    /// The log's directory.
+    public let directory: String
+    let fileSystem: any FileSystem
+    let configuration: LogConfiguration
+    let clock: (any LogClock)?
+    /// Sealed segments, oldest first.
+    var sealed: [SegmentIndex]
+    var active: ActiveSegment
+    var pending = BatchEncoder()
+    var isClosed = false
+
+    /// What recovery did at open.
+    public let recovery: RecoveryReport
+    /// The offset the next appended record gets.
+    public internal(set) var nextOffset: UInt64
+    /// Every record below this offset has been written to a segment file.
+    public internal(set) var flushedOffset: UInt64
+    /// Every record below this offset has been `fdatasync`ed.
+    public internal(set) var durableOffset: UInt64
+
+    /// The segment being written.
+    struct ActiveSegment {
+        var file: any StorageFile
+        var index: SegmentIndex
+        var lastBatchCRC: UInt32
+        var createdAtNanoseconds: UInt64
+        var size: Int64 { index.segmentSize }
+    }
+
+    init(
+        directory: String, fileSystem: any FileSystem, configuration: LogConfiguration,
+        clock: (any LogClock)?, sealed: [SegmentIndex], active: ActiveSegment,
+        recovery: RecoveryReport
+    ) {
+        self.directory = directory
+        self.fileSystem = fileSystem
+        self.configuration = configuration
+        self.clock = clock
+        self.sealed = sealed
+        self.active = active
+        self.recovery = recovery
+        nextOffset = active.index.nextOffset
+        flushedOffset = nextOffset
+        durableOffset = nextOffset
+    }
+
+    /// The first offset the log still holds (0 until old segments are removed).
+    public var startOffset: UInt64 {
+        sealed.first?.baseOffset ?? active.index.baseOffset
+    }
+
+    /// The number of segment files, active included.
+    public var segmentCount: Int { sealed.count + 1 }
+
+    /// Total bytes of all segment files.
+    public var sizeBytes: Int64 {
+        sealed.reduce(active.size) { $0 + $1.segmentSize }
+    }
+
+    /// The path of the segment file that starts at `baseOffset`.
+    func path(ofSegment baseOffset: UInt64) -> String {
+        directory + "/" + SegmentFileName.segment(baseOffset: baseOffset)
+    }
+
+    /// Closes the log: writes the pending batch, syncs, closes the active file. Idempotent.
+    public func close() throws(StorageError) {
+        if isClosed { return }
+        try sync()
+        isClosed = true
+        try active.file.close()
+    }
+
+    /// Checks the invariants in the type's documentation.
+    public func checkInvariants() {
+        precondition(
+            durableOffset <= flushedOffset, "durable \(durableOffset) > flushed \(flushedOffset)")
+        precondition(flushedOffset <= nextOffset, "flushed \(flushedOffset) > next \(nextOffset)")
+        precondition(
+            flushedOffset == active.index.nextOffset || pending.isEmpty == false
+                || flushedOffset == nextOffset,
+            "flushed offset \(flushedOffset) disagrees with the active segment")
+        var previousNext: UInt64 = 0
+        for segment in sealed + [active.index] {
+            precondition(
+                segment.baseOffset >= previousNext,
+                "segment \(segment.baseOffset) overlaps \(previousNext)")
+            previousNext = segment.nextOffset
+        }
+    }
+
+    deinit {
+        // A log dropped without close() keeps its OS-cached writes; the descriptor must not
+        // leak. Nothing to report to: the error is dropped on purpose.
+        if !isClosed { try? active.file.close() }
+    }
+}

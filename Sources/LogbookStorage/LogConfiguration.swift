@@ -1,0 +1,84 @@
+/// Tunables of a log. Defaults suit a local-first store on an SSD.
+public struct LogConfiguration: Sendable {
+    /// Roll the active segment once it reaches this many bytes. Default 64 MiB.
+    public var segmentSizeMax: Int = 64 * 1024 * 1024
+    /// Roll the active segment once it is this old, in nanoseconds of the log's clock; nil
+    /// never rolls by age. Default nil.
+    public var segmentAgeMaxNanoseconds: UInt64? = nil
+    /// Write a batch once this many uncompressed record bytes are pending. Default 64 KiB,
+    /// LZ4's window: bigger batches barely compress better and delay visibility.
+    public var batchSizeTarget: Int = 64 * 1024
+    /// One sparse index entry per this many segment bytes. Default 4 KiB.
+    public var indexIntervalBytes: Int = 4096
+    /// Compress with LZ4 HC at this level instead of fast LZ4 (compaction output). Default nil.
+    public var hcLevel: Int32? = nil
+
+    /// The defaults.
+    public init() {}
+
+    /// Checks the values against `Limits`; throws `.invalidArgument` naming the bad one.
+    public func validate() throws(StorageError) {
+        guard segmentSizeMax >= Limits.segmentSizeMin, segmentSizeMax <= Limits.segmentSizeMax
+        else {
+            throw StorageError(
+                .invalidArgument,
+                "segmentSizeMax \(segmentSizeMax) outside \(Limits.segmentSizeMin)...\(Limits.segmentSizeMax)"
+            )
+        }
+        guard batchSizeTarget >= 1, batchSizeTarget <= Limits.batchRawSizeMax else {
+            throw StorageError(
+                .invalidArgument,
+                "batchSizeTarget \(batchSizeTarget) outside 1...\(Limits.batchRawSizeMax)")
+        }
+        guard indexIntervalBytes >= 1 else {
+            throw StorageError(.invalidArgument, "indexIntervalBytes must be positive")
+        }
+    }
+}
+
+/// What a log's clock must do: tell the time, for rolling segments by age.
+public protocol LogClock: Sendable {
+    /// Nanoseconds since an arbitrary fixed point; never decreasing.
+    func nowNanoseconds() -> UInt64
+}
+
+/// What recovery found and did when the log was opened.
+public struct RecoveryReport: Hashable, Sendable, CustomStringConvertible {
+    /// The segment whose tail was cut, if any.
+    public var truncatedSegment: String?
+    /// The byte position the segment was cut at.
+    public var truncatedAtByte: Int64 = 0
+    /// How many bytes were removed.
+    public var truncatedBytes: Int64 = 0
+    /// The first offset of the torn batch, when its header was readable.
+    public var firstLostOffset: UInt64?
+    /// Why the tail was invalid.
+    public var reason: String?
+    /// Index files that were missing or stale and were rebuilt.
+    public var rebuiltIndexes: [String] = []
+    /// Leftover temporary files that were removed.
+    public var removedTemporaryFiles: [String] = []
+
+    /// True when recovery changed nothing.
+    public var isClean: Bool { truncatedSegment == nil }
+
+    /// One line per thing recovery did.
+    public var description: String {
+        var lines: [String] = []
+        if let truncatedSegment {
+            var line =
+                "truncated \(truncatedBytes) bytes of \(truncatedSegment) at byte \(truncatedAtByte)"
+            if let firstLostOffset { line += " (torn batch from offset \(firstLostOffset))" }
+            if let reason { line += ": \(reason)" }
+            lines.append(line)
+        }
+        if !rebuiltIndexes.isEmpty {
+            lines.append("rebuilt indexes: \(rebuiltIndexes.joined(separator: ", "))")
+        }
+        if !removedTemporaryFiles.isEmpty {
+            lines.append(
+                "removed temporary files: \(removedTemporaryFiles.joined(separator: ", "))")
+        }
+        return lines.isEmpty ? "clean" : lines.joined(separator: "\n")
+    }
+}

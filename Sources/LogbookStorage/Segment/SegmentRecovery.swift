@@ -1,0 +1,199 @@
+/// Brings a log directory to a consistent state when it is opened.
+///
+/// Policy (after LevelDB's log reader and Kafka's LogLoader): sealed segments must be intact
+/// batch by batch; their indexes are loaded when they match and rebuilt from batch headers
+/// when not. The active (last) segment is read in full: a torn or invalid tail is cut off and
+/// reported; an invalid batch with a valid batch anywhere after it is corruption, never
+/// dropped, because it may hold acknowledged records.
+enum SegmentRecovery {
+    struct Outcome {
+        var sealed: [SegmentIndex]
+        var active: Log.ActiveSegment
+        var report: RecoveryReport
+    }
+
+    static func recover(
+        directory: String, fileSystem: any FileSystem, configuration: LogConfiguration,
+        clock: (any LogClock)?
+    ) throws(StorageError) -> Outcome {
+        var report = RecoveryReport()
+        let names = try fileSystem.contentsOfDirectory(directory)
+        for name in names where name.hasSuffix(SegmentFileName.temporarySuffix) {
+            try fileSystem.removeFile(directory + "/" + name)
+            report.removedTemporaryFiles.append(name)
+        }
+        let baseOffsets = names.compactMap(SegmentFileName.baseOffset(ofSegment:))
+        guard baseOffsets.count <= Limits.segmentCountMax else {
+            throw StorageError(
+                .unsupported, "\(baseOffsets.count) segments exceed \(Limits.segmentCountMax)",
+                path: directory)
+        }
+        let now = clock?.nowNanoseconds() ?? 0
+        guard let activeBase = baseOffsets.last else {
+            let path = directory + "/" + SegmentFileName.segment(baseOffset: 0)
+            let file = try fileSystem.open(path, mode: .createNew)
+            try fileSystem.syncDirectory(directory)
+            let active = Log.ActiveSegment(
+                file: file, index: SegmentIndex(baseOffset: 0), lastBatchCRC: 0,
+                createdAtNanoseconds: now)
+            return Outcome(sealed: [], active: active, report: report)
+        }
+        var sealed: [SegmentIndex] = []
+        for base in baseOffsets.dropLast() {
+            let index = try loadSealedIndex(
+                base, directory: directory, fileSystem: fileSystem, configuration: configuration,
+                report: &report)
+            if let previous = sealed.last, index.baseOffset < previous.nextOffset {
+                throw StorageError(
+                    .corruption,
+                    "segment starts at offset \(index.baseOffset), before the previous one ends at \(previous.nextOffset)",
+                    path: directory + "/" + SegmentFileName.segment(baseOffset: base))
+            }
+            sealed.append(index)
+        }
+        let active = try recoverActive(
+            activeBase, directory: directory, fileSystem: fileSystem, configuration: configuration,
+            createdAt: now, report: &report)
+        if let previous = sealed.last, active.index.baseOffset < previous.nextOffset {
+            throw StorageError(
+                .corruption,
+                "active segment starts at offset \(active.index.baseOffset), before the previous one ends at \(previous.nextOffset)",
+                path: directory + "/" + SegmentFileName.segment(baseOffset: activeBase))
+        }
+        return Outcome(sealed: sealed, active: active, report: report)
+    }
+
+    /// Loads a sealed segment's index, or rebuilds it from the batches (and saves it).
+    private static func loadSealedIndex(
+        _ base: UInt64, directory: String, fileSystem: any FileSystem,
+        configuration: LogConfiguration,
+        report: inout RecoveryReport
+    ) throws(StorageError) -> SegmentIndex {
+        let segmentPath = directory + "/" + SegmentFileName.segment(baseOffset: base)
+        let indexPath = directory + "/" + SegmentFileName.index(baseOffset: base)
+        let file = try fileSystem.open(segmentPath, mode: .read)
+        defer { try? file.close() }  // read-only: a failed close loses nothing
+        let size = try file.size()
+        if fileSystem.exists(indexPath) {
+            let indexFile = try fileSystem.open(indexPath, mode: .read)
+            let bytes = try indexFile.read(
+                at: 0, count: Int(min(try indexFile.size(), 64 + 16 * (size / 64 + 1))))
+            try indexFile.close()
+            if let index = SegmentIndex.decode(bytes, baseOffset: base, segmentSize: size) {
+                return index
+            }
+        }
+        // Rebuilding reads and checks every batch, not just the headers: a damaged header
+        // must be blamed on this segment, not discovered later as an offset clash.
+        let index = try scan(
+            file, base: base, size: size, headersOnly: false, configuration: configuration
+        ) { (position, reason, _) throws(StorageError) in
+            throw StorageError(.corruption, reason, path: segmentPath, byteOffset: position)
+        }
+        report.rebuiltIndexes.append(SegmentFileName.index(baseOffset: base))
+        let temporaryPath = indexPath + SegmentFileName.temporarySuffix
+        let indexFile = try fileSystem.open(temporaryPath, mode: .createNew)
+        try indexFile.write(index.encoded(), at: 0)
+        try indexFile.close()
+        try fileSystem.rename(temporaryPath, to: indexPath)
+        return index
+    }
+
+    /// Reads the whole active segment; cuts an invalid tail, or throws if valid data follows it.
+    private static func recoverActive(
+        _ base: UInt64, directory: String, fileSystem: any FileSystem,
+        configuration: LogConfiguration,
+        createdAt: UInt64, report: inout RecoveryReport
+    ) throws(StorageError) -> Log.ActiveSegment {
+        let path = directory + "/" + SegmentFileName.segment(baseOffset: base)
+        let file = try fileSystem.open(path, mode: .readWrite)
+        let size = try file.size()
+        var lastCRC: UInt32 = 0
+        var torn: (position: Int64, reason: String, header: BatchHeader?)?
+        let index = try scan(
+            file, base: base, size: size, headersOnly: false, configuration: configuration
+        ) {
+            position, reason, header in
+            torn = (position, reason, header)
+        } onBatch: { header in
+            lastCRC = header.batchCRC
+        }
+        if let torn {
+            if let later = try firstValidBatch(in: file, after: torn.position, size: size) {
+                throw StorageError(
+                    .corruption,
+                    "\(torn.reason); a valid batch follows at byte \(later), so this is not a torn tail",
+                    path: path, byteOffset: torn.position, logOffset: torn.header?.baseOffset)
+            }
+            try file.truncate(to: torn.position)
+            try file.sync()
+            report.truncatedSegment = SegmentFileName.segment(baseOffset: base)
+            report.truncatedAtByte = torn.position
+            report.truncatedBytes = size - torn.position
+            report.firstLostOffset = torn.header?.baseOffset
+            report.reason = torn.reason
+        }
+        return Log.ActiveSegment(
+            file: file, index: index, lastBatchCRC: lastCRC, createdAtNanoseconds: createdAt)
+    }
+
+    /// Walks a segment's batches into an index. Calls `onInvalid` at the first invalid batch
+    /// and stops there (it may throw to abort).
+    static func scan(
+        _ file: any StorageFile, base: UInt64, size: Int64, headersOnly: Bool,
+        configuration: LogConfiguration,
+        onInvalid: (Int64, String, BatchHeader?) throws(StorageError) -> Void,
+        onBatch: (BatchHeader) -> Void = { _ in }
+    ) throws(StorageError) -> SegmentIndex {
+        var index = SegmentIndex(baseOffset: base)
+        let reader = SegmentReader(file: file, from: 0, to: size, previousBatchCRC: 0)
+        while true {
+            switch try reader.next(headersOnly: headersOnly) {
+            case .end:
+                return index
+            case .batch(let header, let position):
+                guard header.baseOffset >= index.nextOffset else {
+                    try onInvalid(
+                        position, "batch offset \(header.baseOffset) is below \(index.nextOffset)",
+                        header)
+                    return index
+                }
+                index.noteBatch(
+                    header, at: position, intervalBytes: configuration.indexIntervalBytes)
+                onBatch(header)
+            case .invalid(let position, let reason, let header):
+                try onInvalid(position, reason, header)
+                return index
+            }
+        }
+    }
+
+    /// The position of the first fully valid batch that starts after `position`, if any.
+    /// Reads the whole tail at once: it is at most one active segment, and only on recovery.
+    private static func firstValidBatch(
+        in file: any StorageFile, after position: Int64, size: Int64
+    ) throws(StorageError) -> Int64? {
+        let tail = try file.read(at: position, count: Int(size - position))
+        let magic = BatchHeader.skippableMagic
+        return tail.withUnsafeBytes { bytes -> Int64? in
+            var candidate = 1
+            while candidate + BatchHeader.size <= bytes.count {
+                defer { candidate += 1 }
+                guard
+                    bytes.loadUnaligned(fromByteOffset: candidate, as: UInt32.self).littleEndian
+                        == magic,
+                    case .success(let header) = BatchHeader.decode(
+                        UnsafeRawBufferPointer(rebasing: bytes[candidate...])),
+                    candidate + header.totalSize <= bytes.count
+                else { continue }
+                let payload = UnsafeRawBufferPointer(
+                    rebasing: bytes[(candidate + BatchHeader.size)..<(candidate + header.totalSize)]
+                )
+                if header.computeCRC(payload: payload) == header.batchCRC {
+                    return position + Int64(candidate)
+                }
+            }
+            return nil
+        }
+    }
+}

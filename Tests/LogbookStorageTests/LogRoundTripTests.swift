@@ -1,0 +1,150 @@
+import Foundation
+import LogbookStorage
+import Testing
+
+// Records written through Log come back byte for byte, at every size that matters: an empty
+// flush, one record, batch and segment boundaries, records bigger than a batch and bigger
+// than an LZ4 block, across reopen.
+@Suite struct LogRoundTripTests {
+    private func configuration(segmentSize: Int = 64 * 1024, batch: Int = 1024) -> LogConfiguration
+    {
+        var configuration = LogConfiguration()
+        configuration.segmentSizeMax = segmentSize
+        configuration.batchSizeTarget = batch
+        configuration.indexIntervalBytes = 256
+        return configuration
+    }
+
+    private func readAll(_ log: Log, from offset: UInt64 = 0) throws -> [(UInt64, [UInt8])] {
+        var records: [(UInt64, [UInt8])] = []
+        let cursor = try log.makeCursor(from: offset)
+        while try cursor.next() {
+            cursor.forEachRecord { offset, bytes in records.append((offset, Array(bytes))) }
+        }
+        return records
+    }
+
+    @Test func emptyFlushWritesNothing() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try Log.open(directory: directory.path)
+        try log.flush()
+        try log.sync()
+        #expect(log.sizeBytes == 0)
+        #expect(try readAll(log).isEmpty)
+        try log.close()
+    }
+
+    @Test(arguments: [
+        [1], [0], [1, 1, 1], [1000, 1000, 1000], [1023, 1, 1024, 1025],
+        Array(repeating: 100, count: 500),
+        [100_000], [5_000_000, 3], [3, 4_194_304, 4_194_305],
+    ])
+    func recordsRoundTripAcrossReopen(sizes: [Int]) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let written = sizes.enumerated().map { recordBytes($0.offset, size: $0.element) }
+        let log = try Log.open(directory: directory.path, configuration: configuration())
+        for (number, record) in written.enumerated() {
+            #expect(try log.append(record, version: UInt64(number * 2)) == UInt64(number))
+        }
+        #expect(try readAll(log).map(\.1) == written)
+        try log.close()
+        let reopened = try Log.open(directory: directory.path, configuration: configuration())
+        #expect(reopened.recovery.isClean)
+        #expect(reopened.nextOffset == UInt64(written.count))
+        let read = try readAll(reopened)
+        #expect(read.map(\.0) == (0..<UInt64(written.count)).map { $0 })
+        #expect(read.map(\.1) == written)
+        try reopened.close()
+    }
+
+    @Test func segmentsRollAtTheConfiguredSizeAndReadsSeekIntoThem() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try Log.open(
+            directory: directory.path, configuration: configuration(segmentSize: 4096, batch: 300))
+        let written = (0..<2000).map { recordBytes($0, size: 20 + $0 % 50) }
+        for (number, record) in written.enumerated() {
+            try log.append(record, version: UInt64(number))
+        }
+        try log.close()
+        let reopened = try Log.open(
+            directory: directory.path, configuration: configuration(segmentSize: 4096, batch: 300))
+        #expect(reopened.segmentCount > 5)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(files.filter { $0.hasSuffix(".seg") }.count == reopened.segmentCount)
+        #expect(files.filter { $0.hasSuffix(".idx") }.count == reopened.segmentCount - 1)
+        for start in [0, 1, 299, 300, 1234, 1999, 2000] {
+            let read = try readAll(reopened, from: UInt64(start))
+            #expect(read.first?.0 == (start < 2000 ? UInt64(start) : nil))
+            #expect(read.map(\.1) == Array(written[start...]))
+        }
+        try reopened.close()
+    }
+
+    @Test func missingOrDamagedIndexIsRebuilt() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let settings = configuration(segmentSize: 4096, batch: 300)
+        let log = try Log.open(directory: directory.path, configuration: settings)
+        for number in 0..<600 { try log.append(recordBytes(number, size: 40), version: 1) }
+        try log.close()
+        let indexes = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".idx")
+        }.sorted()
+        try FileManager.default.removeItem(atPath: directory.appending(indexes[0]))
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: directory.appending(indexes[1])))
+        let reopened = try Log.open(directory: directory.path, configuration: settings)
+        #expect(reopened.recovery.rebuiltIndexes == [indexes[0], indexes[1]])
+        #expect(try readAll(reopened, from: 333).count == 600 - 333)
+        try reopened.close()
+    }
+
+    @Test func oversizedRecordIsRejectedWithItsOffset() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try Log.open(directory: directory.path)
+        try log.append([1], version: 0)
+        let error = #expect(throws: StorageError.self) {
+            try log.append([UInt8](repeating: 0, count: Limits.recordSizeMax + 1), version: 0)
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.logOffset == 1)
+        try log.close()
+    }
+
+    @Test func lz4CommandDecodesASegmentToTheRawRecords() throws {
+        guard
+            let lz4 = ["/usr/bin/lz4", "/usr/local/bin/lz4"].first(
+                where: FileManager.default.isExecutableFile)
+        else {
+            Issue.record(
+                "the lz4 command is not installed (apt-get install lz4); scripts/install-dependencies.sh installs it"
+            )
+            return
+        }
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try Log.open(directory: directory.path, configuration: configuration(batch: 500))
+        var expected: [UInt8] = []
+        for number in 0..<300 {
+            let record = Array("record number \(number) says hello".utf8)
+            try log.append(record, version: 0)
+        }
+        let cursor = try log.makeCursor(from: 0)
+        while try cursor.next() { expected += cursor.rawPayload }
+        try log.close()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: lz4)
+        process.arguments = ["-dc", directory.appending(SegmentFileName.segment(baseOffset: 0))]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect([UInt8](output) == expected)
+        #expect(String(decoding: output, as: UTF8.self).contains("record number 299 says hello"))
+    }
+}
