@@ -13,8 +13,11 @@ import Foundation
 /// Isolation: thread-safe; state is guarded by one condition lock.
 public final class GroupCommitter: @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `condition`.
+    /// Writes pending records under the owner's lock; returns the file to sync and the
+    /// offset the sync covers, or nil when nothing is pending.
     public typealias FlushForSync =
         @Sendable () throws(StorageError) -> (file: any StorageFile, offset: UInt64)?
+    /// Records, under the owner's lock, that a sync covering an offset completed.
     public typealias NoteDurable = @Sendable (UInt64) -> Void
 
     private struct Waiter {
