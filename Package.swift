@@ -41,13 +41,20 @@ let package = Package(
         .executableTarget(
             name: "logbook",
             dependencies: [
-                "LogbookCRDT",
+                "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "LogbookCRDTTests", dependencies: ["LogbookCRDT", "LogbookTesting"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookTests",
+            dependencies: ["Logbook", "LogbookCRDT", "LogbookStorage", "LogbookTesting"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "CrashTests", dependencies: ["Logbook", "LogbookCRDT", "LogbookTesting"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookStorageTests", dependencies: ["LogbookStorage", "LogbookTesting"],

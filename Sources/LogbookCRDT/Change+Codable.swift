@@ -11,6 +11,13 @@ extension Change {
         let container = try decoder.container(keyedBy: ChangeCodingKey.self)
         let format: ChangeJSONFormat =
             container.contains(ChangeField.recordId.key(in: .swift)) ? .swift : .rust
+        if format == .rust && !container.contains(ChangeField.recordId.key(in: .rust)) {
+            throw DecodingError.keyNotFound(
+                ChangeField.recordId.key(in: .swift),
+                DecodingError.Context(
+                    codingPath: container.codingPath,
+                    debugDescription: "neither recordId (Swift form) nor record_id (Rust form)"))
+        }
         func key(_ field: ChangeField) -> ChangeCodingKey { field.key(in: format) }
 
         recordId = try container.decode(K.self, forKey: key(.recordId))

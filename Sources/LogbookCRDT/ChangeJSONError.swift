@@ -53,7 +53,10 @@ public struct ChangeJSONError: Error, Hashable, Sendable, CustomStringConvertibl
         switch decodingError {
         case .keyNotFound(let key, let context):
             let path = Self.path(context.codingPath + [key])
-            self.init(code: .missingField, line: line, field: path, message: "missing")
+            self.init(
+                code: .missingField, line: line, field: path,
+                message: key.stringValue == "recordId"
+                    ? "missing (expected recordId or record_id)" : "missing")
         case .typeMismatch(let type, let context):
             self.init(
                 code: .wrongType, line: line, field: Self.path(context.codingPath),

@@ -1,20 +1,37 @@
 import ArgumentParser
+import Foundation
+import Logbook
 import LogbookCRDT
+import LogbookTesting
 
-/// `logbook demo`: two replicas edit the same records concurrently, exchange their changes
-/// and end in the same state; the output shows each step and the conflicts' winners.
-struct DemoCommand: ParsableCommand {
+/// `logbook demo`: two replicas converge, then a durable log is written, closed, reopened
+/// and replayed, with the throughput of each step.
+struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Show two replicas editing concurrently and converging.",
+        abstract: "Show replicas converging, then a log written, reopened and replayed.",
         discussion: """
-            Replica 1 and replica 2 write overlapping fields of the same device record, one
-            deletes a field, the other a whole record; then each merges the other's changes.
+            Part 1: replica 1 and replica 2 write overlapping fields of the same device record,
+            one deletes a field, the other a whole record; then each merges the other's changes.
             Column-level last-writer-wins decides every conflict the same way on both sides.
+            Part 2: the standard workload (see docs/benchmarks.md) is written to a Logbook in
+            DIRECTORY, which is closed, reopened (replaying the log) and compared by digest.
             """
     )
 
-    func run() throws {
+    @Option(help: "Where to write the demo log; replaced on each run.")
+    var directory = "logbook-demo"
+    @Option(help: "Records in the workload (each gets 5 columns, then random updates and deletions).")
+    var records = 100_000
+    @Option(help: "Changes to write in total.")
+    var changes = 1_000_000
+
+    func run() async throws {
+        try showConvergence()
+        try await showDurableLog()
+    }
+
+    private func showConvergence() throws {
         let kitchen = CRDT<String, String, Value>(nodeId: 1)
         let office = CRDT<String, String, Value>(nodeId: 2)
 
@@ -47,6 +64,46 @@ struct DemoCommand: ParsableCommand {
             && Set(kitchen.getTombstones().keys) == Set(office.getTombstones().keys)
         print("\nconverged: \(converged ? "yes" : "NO")")
         if !converged { throw ExitCode.failure }
+    }
+
+    private func showDurableLog() async throws {
+        let fileManager = FileManager.default
+        if fileManager.fileExists(atPath: directory) {
+            guard fileManager.fileExists(atPath: directory + "/logbook.json") else {
+                throw ValidationError("\(directory) exists and is not a Logbook; choose another --directory")
+            }
+            try fileManager.removeItem(atPath: directory)
+        }
+        print("\n== A durable log: \(formatCount(Double(changes))) changes of the standard workload into \(directory)/")
+        var options = LogbookOptions()
+        options.durability = .buffered
+        do {
+            let logbook = try Logbook.open(directory: directory, nodeId: 1, options: options)
+            var workload = StandardWorkload(recordCount: records, seed: 42)
+            let started = ContinuousClock.now
+            let written = try await runStandardWorkload(on: logbook, workload: &workload, changeCount: changes)
+            try logbook.sync()
+            let seconds = (ContinuousClock.now - started).seconds
+            let digest = logbook.stateDigest()
+            let size = logbook.sizeBytes
+            print("wrote \(written) changes in \(String(format: "%.2f", seconds)) s: \(formatCount(Double(written) / seconds)) changes/s")
+            print("on disk: \(formatBytes(size)) in \(logbook.segmentCount) segments, \(String(format: "%.1f", Double(size) / Double(written))) bytes per change")
+            try logbook.close()
+
+            let reopened = try Logbook.open(directory: directory, options: options)
+            let statistics = reopened.replayStatistics
+            print("reopened: replayed \(statistics.changes) changes in \(String(format: "%.3f", statistics.seconds)) s: \(formatCount(Double(statistics.changes) / statistics.seconds)) changes/s, \(formatBytes(Int64(Double(statistics.rawBytes) / statistics.seconds)))/s raw")
+            print("state: \(reopened.records().count) live records, \(reopened.tombstoneCount()) tombstones")
+            let same = reopened.stateDigest() == digest
+            print("digest after replay: \(reopened.stateDigest()) (\(same ? "same as before closing" : "DIFFERENT"))")
+            try reopened.close()
+            if !same { throw ExitCode.failure }
+            print("\nnext: logbook inspect \(directory); logbook export \(directory) | head")
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            throw exitWithError(error)
+        }
     }
 
     private func printState(_ label: String, _ replica: CRDT<String, String, Value>) {

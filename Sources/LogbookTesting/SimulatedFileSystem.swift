@@ -1,0 +1,190 @@
+import Foundation
+import LogbookStorage
+
+/// An in-memory `FileSystem` with a stated fault model, for crash and corruption tests.
+///
+/// Fault model (what a power cut may do to a POSIX file system, at its worst):
+/// - File data written since the file's last `sync()` is volatile. At `crash(using:)` each
+///   file keeps its synced bytes plus a random prefix of the later operations, in order; the
+///   last operation kept may be torn at any byte. Nothing written later survives an earlier
+///   loss, and nothing is invented.
+/// - Directory changes (create, rename, remove) are volatile until `syncDirectory` of the
+///   parent; at a crash every unsynced directory change is lost.
+/// - `flipBit(path:byte:bit:)` damages stored bytes (durable and current) in place.
+/// - `failOperations(after:)` makes every write, sync and rename fail with `.io` after that
+///   many more succeed, as a full or failing disk would.
+///
+/// Isolation: thread-safe; one lock guards the whole tree.
+public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
+    // @unchecked: all mutable state is guarded by `lock`.
+    final class Node {
+        var current: [UInt8] = []
+        var durable: [UInt8] = []
+        var unsynced: [Operation] = []
+    }
+
+    enum Operation {
+        case write(offset: Int, bytes: [UInt8])
+        case truncate(size: Int)
+    }
+
+    let lock = NSLock()
+    var namespace: [String: Node] = [:]
+    var durableNamespace: [String: Node] = [:]
+    var directories: Set<String> = ["/"]
+    var operationsBeforeFailure: Int?
+    /// Operations performed (writes, syncs, renames), for choosing crash points.
+    public private(set) var operationCount = 0
+
+    /// An empty file system with only the root directory.
+    public init() {}
+
+    // MARK: Faults
+
+    /// Simulates a power cut: applies the fault model with choices drawn from `random`.
+    public func crash(using random: inout SeededGenerator) {
+        lock.lock()
+        defer { lock.unlock() }
+        var survivors: [ObjectIdentifier: Node] = [:]
+        for node in durableNamespace.values where survivors[ObjectIdentifier(node)] == nil {
+            var bytes = node.durable
+            let kept = Int.random(in: 0...node.unsynced.count, using: &random)
+            for (index, operation) in node.unsynced.prefix(kept).enumerated() {
+                let isLast = index == kept - 1
+                switch operation {
+                case .truncate(let size):
+                    Self.resize(&bytes, to: size)
+                case .write(let offset, let data):
+                    let length = isLast ? Int.random(in: 0...data.count, using: &random) : data.count
+                    Self.apply(Array(data.prefix(length)), at: offset, to: &bytes)
+                }
+            }
+            node.current = bytes
+            node.durable = bytes
+            node.unsynced = []
+            survivors[ObjectIdentifier(node)] = node
+        }
+        namespace = durableNamespace
+        operationsBeforeFailure = nil
+    }
+
+    /// Flips one bit of a stored file, in both its current and durable contents.
+    public func flipBit(path: String, byte: Int, bit: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let node = namespace[path] else { return }
+        if byte < node.current.count { node.current[byte] ^= UInt8(1 << bit) }
+        if byte < node.durable.count { node.durable[byte] ^= UInt8(1 << bit) }
+    }
+
+    /// After `count` more writes, syncs and renames succeed, every later one fails.
+    public func failOperations(after count: Int) {
+        lock.lock()
+        operationsBeforeFailure = count
+        lock.unlock()
+    }
+
+    /// The current bytes of a file, or nil.
+    public func contents(of path: String) -> [UInt8]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return namespace[path]?.current
+    }
+
+    // MARK: FileSystem
+
+    public func open(_ path: String, mode: FileOpenMode) throws(StorageError) -> any StorageFile {
+        lock.lock()
+        defer { lock.unlock() }
+        switch mode {
+        case .read, .readWrite:
+            guard let node = namespace[path] else { throw StorageError(.notFound, "no such file", path: path) }
+            return SimulatedFile(fileSystem: self, node: node, path: path, isWritable: mode == .readWrite)
+        case .createNew:
+            guard namespace[path] == nil else { throw StorageError(.alreadyExists, "file exists", path: path) }
+            guard directories.contains(parent(of: path)) else {
+                throw StorageError(.notFound, "no parent directory", path: path)
+            }
+            let node = Node()
+            namespace[path] = node
+            return SimulatedFile(fileSystem: self, node: node, path: path, isWritable: true)
+        }
+    }
+
+    public func contentsOfDirectory(_ path: String) throws(StorageError) -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        guard directories.contains(path) else { throw StorageError(.notFound, "no such directory", path: path) }
+        return namespace.keys.filter { parent(of: $0) == path }.map { String($0.dropFirst(path.count + 1)) }.sorted()
+    }
+
+    /// Directories themselves are durable at once: the tests exercise files, not mkdir.
+    public func createDirectory(_ path: String) throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
+        var current = path
+        while current != "/" && !current.isEmpty {
+            directories.insert(current)
+            current = parent(of: current)
+        }
+    }
+
+    public func exists(_ path: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return namespace[path] != nil || directories.contains(path)
+    }
+
+    public func removeFile(_ path: String) throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard namespace.removeValue(forKey: path) != nil else { throw StorageError(.notFound, "no such file", path: path) }
+    }
+
+    public func rename(_ source: String, to destination: String) throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
+        try countOperation(path: source)
+        guard let node = namespace.removeValue(forKey: source) else {
+            throw StorageError(.notFound, "no such file", path: source)
+        }
+        namespace[destination] = node
+    }
+
+    public func syncDirectory(_ path: String) throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
+        try countOperation(path: path)
+        for key in Set(namespace.keys).union(durableNamespace.keys) where parent(of: key) == path {
+            durableNamespace[key] = namespace[key]
+        }
+    }
+
+    // MARK: Shared with SimulatedFile (lock held by caller)
+
+    func countOperation(path: String) throws(StorageError) {
+        operationCount += 1
+        if let remaining = operationsBeforeFailure {
+            if remaining <= 0 { throw StorageError(.io, "injected I/O failure", path: path, errno: 5) }
+            operationsBeforeFailure = remaining - 1
+        }
+    }
+
+    static func apply(_ data: [UInt8], at offset: Int, to bytes: inout [UInt8]) {
+        if bytes.count < offset + data.count { resize(&bytes, to: offset + data.count) }
+        bytes.replaceSubrange(offset..<(offset + data.count), with: data)
+    }
+
+    static func resize(_ bytes: inout [UInt8], to size: Int) {
+        if size < bytes.count {
+            bytes.removeSubrange(size...)
+        } else {
+            bytes.append(contentsOf: repeatElement(0, count: size - bytes.count))
+        }
+    }
+
+    private func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

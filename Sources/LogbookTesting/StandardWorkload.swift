@@ -1,0 +1,70 @@
+/// The standard workload that benchmarks, the demo and the performance notes use.
+///
+/// - `recordCount` records `record/<n>`, each first inserted with five columns: `name`
+///   (short string), `count` (int), `state` (short string), `level` (int), `room` (short string).
+/// - Then, until `operationCount` operations: 89% update one random column of a uniformly
+///   random record, 10% delete one random field, 1% delete one random record.
+/// Values are short: strings of 4–12 bytes, ints below 100,000. Seeded, so every run is the
+/// same sequence.
+public struct StandardWorkload: Sendable {
+    /// One operation of the workload.
+    public enum Operation: Sendable {
+        /// Insert or update fields of a record.
+        case upsert(String, [(String, WorkloadValue)])
+        /// Delete one field.
+        case deleteField(String, String)
+        /// Delete a record.
+        case deleteRecord(String)
+    }
+
+    /// A workload value without depending on LogbookCRDT (this target stays below it).
+    public enum WorkloadValue: Sendable {
+        /// An integer.
+        case int(Int64)
+        /// A short string.
+        case string(String)
+    }
+
+    /// The five columns of every record.
+    public static let columns = ["name", "count", "state", "level", "room"]
+    private static let states = ["on", "off", "idle", "heating", "cooling", "away"]
+    private static let rooms = ["kitchen", "hall", "office", "bedroom", "garage", "attic", "porch"]
+
+    /// Records in the workload.
+    public let recordCount: Int
+    private var random: SeededGenerator
+    private var inserted = 0
+
+    /// A workload over `recordCount` records, seeded.
+    public init(recordCount: Int = 100_000, seed: UInt64 = 42) {
+        precondition(recordCount > 0, "recordCount must be positive")
+        self.recordCount = recordCount
+        random = SeededGenerator(seed: seed)
+    }
+
+    /// The next operation: first every record's insertion, then the random mix.
+    public mutating func next() -> Operation {
+        if inserted < recordCount {
+            let number = inserted
+            inserted += 1
+            return .upsert(
+                "record/\(number)",
+                Self.columns.map { ($0, value(for: $0, number: number)) })
+        }
+        let recordId = "record/\(Int.random(in: 0..<recordCount, using: &random))"
+        let column = Self.columns[Int.random(in: 0..<Self.columns.count, using: &random)]
+        let roll = Int.random(in: 0..<100, using: &random)
+        if roll < 89 { return .upsert(recordId, [(column, value(for: column, number: roll))]) }
+        if roll < 99 { return .deleteField(recordId, column) }
+        return .deleteRecord(recordId)
+    }
+
+    private mutating func value(for column: String, number: Int) -> WorkloadValue {
+        switch column {
+        case "count", "level": return .int(Int64.random(in: 0..<100_000, using: &random))
+        case "state": return .string(Self.states[Int.random(in: 0..<Self.states.count, using: &random)])
+        case "room": return .string(Self.rooms[Int.random(in: 0..<Self.rooms.count, using: &random)])
+        default: return .string("device-\(number % 10_000)")
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookTesting
+import Testing
+
+// Real crashes: a child `logbook crash-writer` appends with group commit from concurrent
+// tasks and prints a line per acknowledged append; the parent SIGKILLs it at a random moment
+// (seeded), reopens the log, and checks that every acknowledged append is there with its
+// value, that nothing phantom appeared, and that the reopened state equals a replay of what
+// the log holds. 20 rounds by default; LOGBOOK_CRASH_ROUNDS=N for more.
+@Suite(.serialized) struct KillNineCrashTests {
+    /// The `logbook` executable built beside this test bundle.
+    private func logbookExecutable() -> URL? {
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("logbook")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    @Test func everyAcknowledgedAppendSurvivesKillNine() async throws {
+        guard let executable = logbookExecutable() else {
+            Issue.record("the logbook executable is not built beside the tests; run `swift build --build-tests` (make test does)")
+            return
+        }
+        let rounds = Int(ProcessInfo.processInfo.environment["LOGBOOK_CRASH_ROUNDS"] ?? "") ?? 20
+        var random = SeededGenerator(seed: UInt64(ProcessInfo.processInfo.environment["LOGBOOK_CRASH_SEED"] ?? "") ?? 2024)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logbook-kill9-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var acknowledged: [String: Int64] = [:]
+        var roundsWithAcks = 0
+        for round in 0..<rounds {
+            let delay = Double.random(in: 0.05...0.4, using: &random)
+            let lines = try runAndKill(executable, directory: directory, after: delay)
+            let acks = lines.compactMap(parseAck)
+            if !acks.isEmpty { roundsWithAcks += 1 }
+            for (recordId, step) in acks { acknowledged[recordId] = step }
+
+            let logbook = try Logbook.open(directory: directory)
+            for (recordId, step) in acknowledged {
+                #expect(logbook.getRecord(recordId)?.fields["step"] == .int(step), "round \(round): lost \(recordId)")
+            }
+            var logged: [Change<String, String, Value>] = []
+            try logbook.forEachChange(since: 0) { _, change in logged.append(change) }
+            #expect(logged.allSatisfy { $0.recordId.hasPrefix("p") && $0.recordId.contains("/w") }, "phantom change")
+            let replayed = CRDT<String, String, Value>(nodeId: 1, changes: logged)
+            #expect(logbook.stateDigest() == StateDigest(of: replayed), "round \(round)")
+            try logbook.close()
+        }
+        #expect(roundsWithAcks >= rounds / 2, "the writer must get going before it is killed")
+    }
+
+    /// Starts the writer, lets it run for `delay` seconds, SIGKILLs it; returns its output.
+    private func runAndKill(_ executable: URL, directory: String, after delay: Double) throws -> [Substring] {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["crash-writer", directory, "--writers", "8"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: delay)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        // Only whole lines count: a line cut by the kill was never fully reported.
+        let text = String(decoding: data, as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        if !text.hasSuffix("\n"), !lines.isEmpty { lines.removeLast() }
+        return lines
+    }
+
+    private func parseAck(_ line: Substring) -> (String, Int64)? {
+        let parts = line.split(separator: " ")
+        guard parts.count == 3, parts[0] == "ack", let step = Int64(parts[2]) else { return nil }
+        return (String(parts[1]), step)
+    }
+}
