@@ -93,6 +93,9 @@ public final class Logbook: @unchecked Sendable {
         return logbook
     }
 
+    /// `fdatasync`s the group committer has issued (0 in other modes).
+    public var groupCommitSyncCount: Int { committer?.syncCount ?? 0 }
+
     /// What recovery did when the log was opened (torn tail cut, indexes rebuilt).
     public var recovery: RecoveryReport { log.recovery }
 

@@ -6,7 +6,7 @@ extension CRDT {
     /// records are dropped. A record deletion of a live record is always accepted. A column
     /// change is accepted when the column has no local version or `mergeRule` prefers it.
     /// Accepted changes keep their incoming flags. Complexity: O(n) expected.
-    @discardableResult
+    @inlinable @discardableResult
     public func mergeChanges<R: MergeRule>(
         _ changes: [Change<K, C, V>], mergeRule: R
     ) -> [Change<K, C, V>] {
@@ -23,18 +23,22 @@ extension CRDT {
     }
 
     /// Merges remote changes with `DefaultMergeRule`.
-    @discardableResult
+    @inlinable @discardableResult
     public func mergeChanges(_ changes: [Change<K, C, V>]) -> [Change<K, C, V>] {
         mergeChanges(changes, mergeRule: DefaultMergeRule())
     }
 
     /// Applies one change if the merge rules accept it, stamping `localDbVersion`; returns
     /// whether it was accepted. Never touches the clock: callers decide how it moves.
-    @discardableResult
+    ///
+    /// The common case (a record this replica holds) costs one lookup of the record id,
+    /// updated in place; `isEmpty` guards skip hashing when there are no tombstones.
+    @inlinable @discardableResult
     func apply<R: MergeRule>(
         _ change: Change<K, C, V>, localDbVersion: UInt64, mergeRule: R
     ) -> Bool {
-        if isTombstoned(change.recordId) { return false }
+        if !tombstones.isEmpty && tombstones[change.recordId] != nil { return false }
+        if let parent, parent.isTombstoned(change.recordId) { return false }
         guard let column = change.colName else {
             data.removeValue(forKey: change.recordId)
             tombstones[change.recordId] = TombstoneInfo(
@@ -42,25 +46,53 @@ extension CRDT {
                 localDbVersion: localDbVersion)
             return true
         }
-        if let local = getRecord(change.recordId)?.columnVersions[column],
-            !mergeRule.shouldAccept(
-                localCol: local.colVersion, localDb: local.dbVersion, localNode: local.nodeId,
-                remoteCol: change.colVersion, remoteDb: change.dbVersion,
-                remoteNode: change.nodeId)
+        if let index = data.index(forKey: change.recordId) {
+            // Check and write inside one in-place access: reading the record out first would
+            // retain its storage and make the write copy it.
+            return Self.applyIfAccepted(
+                change, column: column, localDbVersion: localDbVersion, mergeRule: mergeRule,
+                to: &data.values[index])
+        }
+        if let local = parent?.getRecord(change.recordId)?.columnVersions[column],
+            !Self.accepts(change, over: local, mergeRule)
         {
             return false
         }
         modifyRecord(change.recordId) { record in
-            if let value = change.value {
-                record.fields[column] = value
-            } else {
-                record.fields.removeValue(forKey: column)
-            }
-            record.columnVersions[column] = ColumnVersion(
-                colVersion: change.colVersion, dbVersion: change.dbVersion,
-                nodeId: change.nodeId, localDbVersion: localDbVersion)
-            record.noteLocalVersion(localDbVersion)
+            Self.write(change, column: column, localDbVersion: localDbVersion, into: &record)
         }
         return true
+    }
+
+    @inlinable
+    static func applyIfAccepted<R: MergeRule>(
+        _ change: Change<K, C, V>, column: C, localDbVersion: UInt64, mergeRule: R,
+        to record: inout Record<C, V>
+    ) -> Bool {
+        if let local = record.columnVersions[column], !accepts(change, over: local, mergeRule) {
+            return false
+        }
+        write(change, column: column, localDbVersion: localDbVersion, into: &record)
+        return true
+    }
+
+    @inlinable
+    static func accepts<R: MergeRule>(_ change: Change<K, C, V>, over local: ColumnVersion, _ rule: R) -> Bool {
+        rule.shouldAccept(
+            localCol: local.colVersion, localDb: local.dbVersion, localNode: local.nodeId,
+            remoteCol: change.colVersion, remoteDb: change.dbVersion, remoteNode: change.nodeId)
+    }
+
+    @inlinable
+    static func write(_ change: Change<K, C, V>, column: C, localDbVersion: UInt64, into record: inout Record<C, V>) {
+        if let value = change.value {
+            record.fields[column] = value
+        } else {
+            record.fields.removeValue(forKey: column)
+        }
+        record.columnVersions[column] = ColumnVersion(
+            colVersion: change.colVersion, dbVersion: change.dbVersion,
+            nodeId: change.nodeId, localDbVersion: localDbVersion)
+        record.noteLocalVersion(localDbVersion)
     }
 }

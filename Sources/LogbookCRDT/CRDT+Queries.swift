@@ -1,14 +1,14 @@
 extension CRDT {
     /// The record with this id, from this replica or else its parent; nil when absent or
     /// tombstoned here.
-    public func getRecord(_ recordId: K) -> Record<C, V>? {
+    @inlinable public func getRecord(_ recordId: K) -> Record<C, V>? {
         if let record = data[recordId] { return record }
         if tombstones[recordId] != nil { return nil }
         return parent?.getRecord(recordId)
     }
 
     /// True when the record is tombstoned here or in the parent.
-    public func isTombstoned(_ recordId: K) -> Bool {
+    @inlinable public func isTombstoned(_ recordId: K) -> Bool {
         if tombstones[recordId] != nil { return true }
         return parent?.isTombstoned(recordId) ?? false
     }
@@ -30,7 +30,7 @@ extension CRDT {
     }
 
     /// The replica's clock.
-    public func getClock() -> LogicalClock {
+    @inlinable public func getClock() -> LogicalClock {
         clock
     }
 

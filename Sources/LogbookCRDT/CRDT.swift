@@ -17,11 +17,11 @@ public final class CRDT<
     K: Hashable & Codable & Sendable, C: Hashable & Codable & Sendable,
     V: Hashable & Codable & Sendable
 > {
-    let nodeId: NodeId
-    var clock: LogicalClock
-    var data: [K: Record<C, V>]
-    var tombstones: [K: TombstoneInfo]
-    let parent: CRDT<K, C, V>?
+    @usableFromInline let nodeId: NodeId
+    @usableFromInline var clock: LogicalClock
+    @usableFromInline var data: [K: Record<C, V>]
+    @usableFromInline var tombstones: [K: TombstoneInfo]
+    @usableFromInline let parent: CRDT<K, C, V>?
     /// The parent's clock when this child was created.
     let baseVersion: UInt64
 
@@ -61,7 +61,7 @@ public final class CRDT<
     ///
     /// Unlike `reset(changes:)` it keeps the current state, so a log can be replayed batch by
     /// batch. Complexity: O(n) expected.
-    public func restore<S: Sequence>(_ changes: S) where S.Element == Change<K, C, V> {
+    @inlinable public func restore<S: Sequence>(_ changes: S) where S.Element == Change<K, C, V> {
         var highestVersion = clock.currentTime()
         let rule = DefaultMergeRule()
         for change in changes {
@@ -73,7 +73,7 @@ public final class CRDT<
 
     /// Moves the clock forward to `time` if it is behind; never backward. For replicas
     /// restored from a log that also recorded clock advances no change carried.
-    public func advanceClock(to time: UInt64) {
+    @inlinable public func advanceClock(to time: UInt64) {
         if time > clock.currentTime() { clock.setTime(time) }
     }
 
@@ -84,13 +84,13 @@ public final class CRDT<
     /// The clock ticks once, even when the record is tombstoned (then nothing is written and
     /// `[]` is returned). All fields share the tick's `dbVersion`; each column's version goes
     /// up by one per write, so a column named twice gets two consecutive versions.
-    @discardableResult
+    @inlinable @discardableResult
     public func insertOrUpdate(_ recordId: K, fields: [(C, V)]) -> [Change<K, C, V>] {
         insertOrUpdateWithFlags(recordId, flags: 0, fields: fields)
     }
 
     /// `insertOrUpdate(_:fields:)` with application `flags` set on the returned changes.
-    @discardableResult
+    @inlinable @discardableResult
     public func insertOrUpdateWithFlags(
         _ recordId: K, flags: UInt32, fields: [(C, V)]
     ) -> [Change<K, C, V>] {
@@ -119,13 +119,13 @@ public final class CRDT<
 
     /// Deletes a record, leaving a tombstone. Returns nil, without a tick, when the record is
     /// already tombstoned. Deleting an id that was never written is allowed (it tombstones it).
-    @discardableResult
+    @inlinable @discardableResult
     public func deleteRecord(_ recordId: K) -> Change<K, C, V>? {
         deleteRecordWithFlags(recordId, flags: 0)
     }
 
     /// `deleteRecord(_:)` with application `flags` set on the returned change.
-    @discardableResult
+    @inlinable @discardableResult
     public func deleteRecordWithFlags(_ recordId: K, flags: UInt32) -> Change<K, C, V>? {
         if isTombstoned(recordId) { return nil }
         let dbVersion = clock.tick()
@@ -139,13 +139,13 @@ public final class CRDT<
 
     /// Deletes one field, keeping its column version so stale writes lose. Returns nil,
     /// without a tick, when the record is tombstoned or absent or lacks the field.
-    @discardableResult
+    @inlinable @discardableResult
     public func deleteField(_ recordId: K, fieldName: C) -> Change<K, C, V>? {
         deleteFieldWithFlags(recordId, fieldName: fieldName, flags: 0)
     }
 
     /// `deleteField(_:fieldName:)` with application `flags` set on the returned change.
-    @discardableResult
+    @inlinable @discardableResult
     public func deleteFieldWithFlags(
         _ recordId: K, fieldName: C, flags: UInt32
     ) -> Change<K, C, V>? {
@@ -171,7 +171,7 @@ public final class CRDT<
 
     /// Runs `body` on the local copy of a record, in place. A record only the parent holds is
     /// copied into this replica first; an unknown one starts empty.
-    @discardableResult
+    @inlinable @discardableResult
     func modifyRecord<R>(_ recordId: K, _ body: (inout Record<C, V>) -> R) -> R {
         if let index = data.index(forKey: recordId) {
             let result = body(&data.values[index])

@@ -28,7 +28,7 @@ public struct Change<
     public var flags: UInt32
 
     /// Creates a change from its parts; `flags` defaults to 0.
-    public init(
+    @inlinable public init(
         recordId: K, colName: C?, value: V?, colVersion: UInt64, dbVersion: UInt64,
         nodeId: NodeId, localDbVersion: UInt64, flags: UInt32 = 0
     ) {

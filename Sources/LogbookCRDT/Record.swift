@@ -16,7 +16,7 @@ public struct Record<C: Hashable & Codable & Sendable, V: Hashable & Codable & S
     public var highestLocalDbVersion: UInt64
 
     /// An empty record.
-    public init() {
+    @inlinable public init() {
         fields = [:]
         columnVersions = [:]
         lowestLocalDbVersion = .max
@@ -24,13 +24,13 @@ public struct Record<C: Hashable & Codable & Sendable, V: Hashable & Codable & S
     }
 
     /// Widens the local-version bounds to include `localDbVersion`.
-    mutating func noteLocalVersion(_ localDbVersion: UInt64) {
+    @inlinable mutating func noteLocalVersion(_ localDbVersion: UInt64) {
         lowestLocalDbVersion = min(lowestLocalDbVersion, localDbVersion)
         highestLocalDbVersion = max(highestLocalDbVersion, localDbVersion)
     }
 
     /// Checks the invariants in the type's documentation.
-    func checkInvariants() {
+    @usableFromInline func checkInvariants() {
         for column in fields.keys {
             precondition(columnVersions[column] != nil, "field \(column) has no column version")
         }

@@ -9,7 +9,7 @@ public struct TombstoneInfo: Codable, Hashable, Sendable {
     public var localDbVersion: UInt64
 
     /// Creates tombstone information from its three parts.
-    public init(dbVersion: UInt64, nodeId: NodeId, localDbVersion: UInt64) {
+    @inlinable public init(dbVersion: UInt64, nodeId: NodeId, localDbVersion: UInt64) {
         self.dbVersion = dbVersion
         self.nodeId = nodeId
         self.localDbVersion = localDbVersion

@@ -16,7 +16,7 @@ struct LogbookCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, InitCommand.self, PutCommand.self, DeleteCommand.self, AppendCommand.self,
             ExportCommand.self, InspectCommand.self, VerifyCommand.self, ReplayCommand.self,
-            CrashWriterCommand.self,
+            BenchCommand.self, CrashWriterCommand.self,
         ]
     )
 }

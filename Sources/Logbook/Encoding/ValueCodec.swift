@@ -70,7 +70,16 @@ public enum ValueCodec {
         let end = position + Int(length)
         let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<end])
         position = end
+        // ASCII needs no validation, and record ids and column names nearly always are.
+        if isASCII(slice) { return String(decoding: slice, as: UTF8.self) }
         return String(validating: slice, as: UTF8.self)
+    }
+
+    @inlinable
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var combined: UInt8 = 0
+        for byte in bytes { combined |= byte }
+        return combined < 0x80
     }
 
     /// Reads one value; nil when the input is malformed or nests deeper than `depthMax`.
