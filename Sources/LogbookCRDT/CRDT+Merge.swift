@@ -77,14 +77,19 @@ extension CRDT {
     }
 
     @inlinable
-    static func accepts<R: MergeRule>(_ change: Change<K, C, V>, over local: ColumnVersion, _ rule: R) -> Bool {
+    static func accepts<R: MergeRule>(
+        _ change: Change<K, C, V>, over local: ColumnVersion, _ rule: R
+    ) -> Bool {
         rule.shouldAccept(
             localCol: local.colVersion, localDb: local.dbVersion, localNode: local.nodeId,
             remoteCol: change.colVersion, remoteDb: change.dbVersion, remoteNode: change.nodeId)
     }
 
     @inlinable
-    static func write(_ change: Change<K, C, V>, column: C, localDbVersion: UInt64, into record: inout Record<C, V>) {
+    static func write(
+        _ change: Change<K, C, V>, column: C, localDbVersion: UInt64,
+        into record: inout Record<C, V>
+    ) {
         if let value = change.value {
             record.fields[column] = value
         } else {

@@ -12,7 +12,9 @@ public struct ColumnVersion: Codable, Hashable, Sendable {
     public var localDbVersion: UInt64
 
     /// Creates a column version from its four parts.
-    @inlinable public init(colVersion: UInt64, dbVersion: UInt64, nodeId: NodeId, localDbVersion: UInt64) {
+    @inlinable public init(
+        colVersion: UInt64, dbVersion: UInt64, nodeId: NodeId, localDbVersion: UInt64
+    ) {
         self.colVersion = colVersion
         self.dbVersion = dbVersion
         self.nodeId = nodeId

@@ -9,18 +9,27 @@ final class SimulatedFile: StorageFile, @unchecked Sendable {
     private let isWritable: Bool
     private var isClosed = false
 
-    init(fileSystem: SimulatedFileSystem, node: SimulatedFileSystem.Node, path: String, isWritable: Bool) {
+    init(
+        fileSystem: SimulatedFileSystem, node: SimulatedFileSystem.Node, path: String,
+        isWritable: Bool
+    ) {
         self.fileSystem = fileSystem
         self.node = node
         self.path = path
         self.isWritable = isWritable
     }
 
-    private func withLock<R>(_ operation: String, write: Bool = false, _ body: () throws(StorageError) -> R) throws(StorageError) -> R {
+    private func withLock<R>(
+        _ operation: String, write: Bool = false, _ body: () throws(StorageError) -> R
+    ) throws(StorageError) -> R {
         fileSystem.lock.lock()
         defer { fileSystem.lock.unlock() }
-        guard !isClosed else { throw StorageError(.closed, "\(operation) on a closed file", path: path) }
-        if write && !isWritable { throw StorageError(.io, "\(operation) on a read-only file", path: path, errno: 9) }
+        guard !isClosed else {
+            throw StorageError(.closed, "\(operation) on a closed file", path: path)
+        }
+        if write && !isWritable {
+            throw StorageError(.io, "\(operation) on a read-only file", path: path, errno: 9)
+        }
         return try body()
     }
 
@@ -46,7 +55,9 @@ final class SimulatedFile: StorageFile, @unchecked Sendable {
         defer { fileSystem.lock.unlock() }
         // A closed file whose writes were all synced has nothing left to sync (see PosixFile).
         if isClosed && node.unsynced.isEmpty { return }
-        guard !isClosed else { throw StorageError(.closed, "sync of a closed file with unsynced writes", path: path) }
+        guard !isClosed else {
+            throw StorageError(.closed, "sync of a closed file with unsynced writes", path: path)
+        }
         try fileSystem.countOperation(path: path)
         node.durable = node.current
         node.unsynced = []

@@ -55,7 +55,8 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
                 case .truncate(let size):
                     Self.resize(&bytes, to: size)
                 case .write(let offset, let data):
-                    let length = isLast ? Int.random(in: 0...data.count, using: &random) : data.count
+                    let length =
+                        isLast ? Int.random(in: 0...data.count, using: &random) : data.count
                     Self.apply(Array(data.prefix(length)), at: offset, to: &bytes)
                 }
             }
@@ -93,15 +94,21 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
 
     // MARK: FileSystem
 
+    /// Opens a file in memory; `createNew` needs the parent directory.
     public func open(_ path: String, mode: FileOpenMode) throws(StorageError) -> any StorageFile {
         lock.lock()
         defer { lock.unlock() }
         switch mode {
         case .read, .readWrite:
-            guard let node = namespace[path] else { throw StorageError(.notFound, "no such file", path: path) }
-            return SimulatedFile(fileSystem: self, node: node, path: path, isWritable: mode == .readWrite)
+            guard let node = namespace[path] else {
+                throw StorageError(.notFound, "no such file", path: path)
+            }
+            return SimulatedFile(
+                fileSystem: self, node: node, path: path, isWritable: mode == .readWrite)
         case .createNew:
-            guard namespace[path] == nil else { throw StorageError(.alreadyExists, "file exists", path: path) }
+            guard namespace[path] == nil else {
+                throw StorageError(.alreadyExists, "file exists", path: path)
+            }
             guard directories.contains(parent(of: path)) else {
                 throw StorageError(.notFound, "no parent directory", path: path)
             }
@@ -111,11 +118,16 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         }
     }
 
+    /// Names in the directory as of now (durable or not), sorted.
     public func contentsOfDirectory(_ path: String) throws(StorageError) -> [String] {
         lock.lock()
         defer { lock.unlock() }
-        guard directories.contains(path) else { throw StorageError(.notFound, "no such directory", path: path) }
-        return namespace.keys.filter { parent(of: $0) == path }.map { String($0.dropFirst(path.count + 1)) }.sorted()
+        guard directories.contains(path) else {
+            throw StorageError(.notFound, "no such directory", path: path)
+        }
+        return namespace.keys.filter { parent(of: $0) == path }.map {
+            String($0.dropFirst(path.count + 1))
+        }.sorted()
     }
 
     /// Directories themselves are durable at once: the tests exercise files, not mkdir.
@@ -129,18 +141,23 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         }
     }
 
+    /// True for a current file or a directory.
     public func exists(_ path: String) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         return namespace[path] != nil || directories.contains(path)
     }
 
+    /// Removes the name; durable only after `syncDirectory`.
     public func removeFile(_ path: String) throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
-        guard namespace.removeValue(forKey: path) != nil else { throw StorageError(.notFound, "no such file", path: path) }
+        guard namespace.removeValue(forKey: path) != nil else {
+            throw StorageError(.notFound, "no such file", path: path)
+        }
     }
 
+    /// Moves the name; durable only after `syncDirectory`. Counts as an operation.
     public func rename(_ source: String, to destination: String) throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
@@ -151,6 +168,7 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         namespace[destination] = node
     }
 
+    /// Makes the directory's current names durable. Counts as an operation.
     public func syncDirectory(_ path: String) throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
@@ -165,7 +183,9 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
     func countOperation(path: String) throws(StorageError) {
         operationCount += 1
         if let remaining = operationsBeforeFailure {
-            if remaining <= 0 { throw StorageError(.io, "injected I/O failure", path: path, errno: 5) }
+            if remaining <= 0 {
+                throw StorageError(.io, "injected I/O failure", path: path, errno: 5)
+            }
             operationsBeforeFailure = remaining - 1
         }
     }

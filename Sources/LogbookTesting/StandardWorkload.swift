@@ -62,8 +62,10 @@ public struct StandardWorkload: Sendable {
     private mutating func value(for column: String, number: Int) -> WorkloadValue {
         switch column {
         case "count", "level": return .int(Int64.random(in: 0..<100_000, using: &random))
-        case "state": return .string(Self.states[Int.random(in: 0..<Self.states.count, using: &random)])
-        case "room": return .string(Self.rooms[Int.random(in: 0..<Self.rooms.count, using: &random)])
+        case "state":
+            return .string(Self.states[Int.random(in: 0..<Self.states.count, using: &random)])
+        case "room":
+            return .string(Self.rooms[Int.random(in: 0..<Self.rooms.count, using: &random)])
         default: return .string("device-\(number % 10_000)")
         }
     }

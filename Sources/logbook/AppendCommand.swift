@@ -22,7 +22,10 @@ struct AppendCommand: AsyncParsableCommand {
     func run() async throws {
         let data: Data
         do {
-            data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
+            data =
+                file == "-"
+                ? FileHandle.standardInput.readDataToEndOfFile()
+                : try Data(contentsOf: URL(fileURLWithPath: file))
         } catch {
             throw exitWithError(error)
         }

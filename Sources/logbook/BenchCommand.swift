@@ -30,7 +30,9 @@ struct BenchCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard records > 0, changes > 0, runs > 0, writers > 0 else { throw ValidationError("sizes must be positive") }
+        guard records > 0, changes > 0, runs > 0, writers > 0 else {
+            throw ValidationError("sizes must be positive")
+        }
     }
 
     func run() async throws {
@@ -38,7 +40,11 @@ struct BenchCommand: AsyncParsableCommand {
         var standardError = StandardError()
         let benchmark = LogBenchmark(
             directory: directory, records: records, changes: changes, runs: runs, writers: writers,
-            progress: { step in if showProgress { print("\u{1B}[2K\r\(step)...", terminator: "", to: &standardError) } })
+            progress: { step in
+                if showProgress {
+                    print("\u{1B}[2K\r\(step)...", terminator: "", to: &standardError)
+                }
+            })
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let results = try await benchmark.run()
         if showProgress { print("\u{1B}[2K\r", terminator: "", to: &standardError) }
@@ -48,13 +54,17 @@ struct BenchCommand: AsyncParsableCommand {
             print(String(decoding: try encoder.encode(results), as: UTF8.self))
             return
         }
-        print("standard workload: \(records) records x 5 columns, \(changes) changes, median of \(runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print(
+            "standard workload: \(records) records x 5 columns, \(changes) changes, median of \(runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores"
+        )
         printTable(
             header: ["figure", "changes/s", "raw MB/s", "note"],
             rows: results.map { result in
                 [
-                    result.name, result.changesPerSecond > 0 ? formatCount(result.changesPerSecond) : "-",
-                    result.rawMegabytesPerSecond.map { String(format: "%.0f", $0) } ?? "-", result.note,
+                    result.name,
+                    result.changesPerSecond > 0 ? formatCount(result.changesPerSecond) : "-",
+                    result.rawMegabytesPerSecond.map { String(format: "%.0f", $0) } ?? "-",
+                    result.note,
                 ]
             })
     }

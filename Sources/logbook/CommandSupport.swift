@@ -19,8 +19,12 @@ func exitWithError(_ error: any Error, verbose: Bool = false) -> ExitCode {
     switch error {
     case let error as LogbookError:
         print("error: \(error)", to: &standardError)
-        if verbose, let cause = error.storageError { print("  cause: \(cause)", to: &standardError) }
-        if error.code == .corruption || error.storageError?.code == .corruption { return ExitCode(3) }
+        if verbose, let cause = error.storageError {
+            print("  cause: \(cause)", to: &standardError)
+        }
+        if error.code == .corruption || error.storageError?.code == .corruption {
+            return ExitCode(3)
+        }
         if error.code == .nodeMismatch || error.code == .badMetadata { return ExitCode(4) }
     case let error as StorageError:
         print("error: \(error)", to: &standardError)
@@ -32,7 +36,9 @@ func exitWithError(_ error: any Error, verbose: Bool = false) -> ExitCode {
 }
 
 /// Opens an existing Logbook for a command, mapping failures to an exit code.
-func openLogbook(_ directory: String, durability: Durability = .groupCommit, progress: Bool = false) throws -> Logbook {
+func openLogbook(_ directory: String, durability: Durability = .groupCommit, progress: Bool = false)
+    throws -> Logbook
+{
     var options = LogbookOptions()
     options.durability = durability
     if progress && ProgressBar.isTerminal {
@@ -75,9 +81,12 @@ final class ProgressBar: @unchecked Sendable {
         let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
         let width = 30
         let filled = Int(fraction * Double(width))
-        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let bar =
+            String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         var standardError = StandardError()
-        print("\r\(label) [\(bar)] \(Int(fraction * 100))% \(formatBytes(done))", terminator: done >= total ? "\n" : "", to: &standardError)
+        print(
+            "\r\(label) [\(bar)] \(Int(fraction * 100))% \(formatBytes(done))",
+            terminator: done >= total ? "\n" : "", to: &standardError)
     }
 }
 
@@ -105,7 +114,9 @@ func parseAssignment(_ text: String) throws -> (String, Value) {
     }
     let column = String(text[..<equals])
     let raw = String(text[text.index(after: equals)...])
-    if let value = try? JSONDecoder().decode(Value.self, from: Data(raw.utf8)) { return (column, value) }
+    if let value = try? JSONDecoder().decode(Value.self, from: Data(raw.utf8)) {
+        return (column, value)
+    }
     return (column, .string(raw))
 }
 
@@ -117,7 +128,8 @@ func describe(_ change: Change<String, String, Value>) -> String {
     case (let column?, nil): what = "deleted \(column)"
     case (let column?, let value?): what = "\(column) = \(describe(value))"
     }
-    return "\(change.recordId)  \(what)  (col v\(change.colVersion == .max ? "max" : String(change.colVersion)), db v\(change.dbVersion), node \(change.nodeId))"
+    return
+        "\(change.recordId)  \(what)  (col v\(change.colVersion == .max ? "max" : String(change.colVersion)), db v\(change.dbVersion), node \(change.nodeId))"
 }
 
 /// A value as compact JSON.

@@ -26,7 +26,9 @@ struct CrashWriterCommand: AsyncParsableCommand {
         options.durability = .groupCommit
         options.log.segmentSizeMax = 256 * 1024  // roll often, so kills land around rolls too
         let logbook: Logbook
-        do { logbook = try Logbook.open(directory: target.directory, nodeId: 1, options: options) } catch {
+        do {
+            logbook = try Logbook.open(directory: target.directory, nodeId: 1, options: options)
+        } catch {
             throw exitWithError(error)
         }
         let pid = ProcessInfo.processInfo.processIdentifier
@@ -35,7 +37,9 @@ struct CrashWriterCommand: AsyncParsableCommand {
                 group.addTask {
                     for step in 0..<appends {
                         let recordId = "p\(pid)/w\(writer)/\(step)"
-                        try await logbook.insertOrUpdate(recordId, fields: [("step", .int(Int64(step))), ("pad", "xxxxxxxxxxxxxxxx")])
+                        try await logbook.insertOrUpdate(
+                            recordId,
+                            fields: [("step", .int(Int64(step))), ("pad", "xxxxxxxxxxxxxxxx")])
                         FileHandle.standardOutput.write(Data("ack \(recordId) \(step)\n".utf8))
                     }
                 }

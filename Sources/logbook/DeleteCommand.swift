@@ -17,11 +17,12 @@ struct DeleteCommand: AsyncParsableCommand {
     func run() async throws {
         let logbook = try openLogbook(target.directory, durability: .fsyncEachAppend)
         do {
-            let change = if let column {
-                try await logbook.deleteField(record, fieldName: column)
-            } else {
-                try await logbook.deleteRecord(record)
-            }
+            let change =
+                if let column {
+                    try await logbook.deleteField(record, fieldName: column)
+                } else {
+                    try await logbook.deleteRecord(record)
+                }
             if let change { print(describe(change)) } else { print("nothing to delete") }
             try logbook.close()
         } catch {

@@ -21,7 +21,8 @@ struct DemoCommand: AsyncParsableCommand {
 
     @Option(help: "Where to write the demo log; replaced on each run.")
     var directory = "logbook-demo"
-    @Option(help: "Records in the workload (each gets 5 columns, then random updates and deletions).")
+    @Option(
+        help: "Records in the workload (each gets 5 columns, then random updates and deletions).")
     var records = 100_000
     @Option(help: "Changes to write in total.")
     var changes = 1_000_000
@@ -70,32 +71,46 @@ struct DemoCommand: AsyncParsableCommand {
         let fileManager = FileManager.default
         if fileManager.fileExists(atPath: directory) {
             guard fileManager.fileExists(atPath: directory + "/logbook.json") else {
-                throw ValidationError("\(directory) exists and is not a Logbook; choose another --directory")
+                throw ValidationError(
+                    "\(directory) exists and is not a Logbook; choose another --directory")
             }
             try fileManager.removeItem(atPath: directory)
         }
-        print("\n== A durable log: \(formatCount(Double(changes))) changes of the standard workload into \(directory)/")
+        print(
+            "\n== A durable log: \(formatCount(Double(changes))) changes of the standard workload into \(directory)/"
+        )
         var options = LogbookOptions()
         options.durability = .buffered
         do {
             let logbook = try Logbook.open(directory: directory, nodeId: 1, options: options)
             var workload = StandardWorkload(recordCount: records, seed: 42)
             let started = ContinuousClock.now
-            let written = try await runStandardWorkload(on: logbook, workload: &workload, changeCount: changes)
+            let written = try await runStandardWorkload(
+                on: logbook, workload: &workload, changeCount: changes)
             try logbook.sync()
             let seconds = (ContinuousClock.now - started).seconds
             let digest = logbook.stateDigest()
             let size = logbook.sizeBytes
-            print("wrote \(written) changes in \(String(format: "%.2f", seconds)) s: \(formatCount(Double(written) / seconds)) changes/s")
-            print("on disk: \(formatBytes(size)) in \(logbook.segmentCount) segments, \(String(format: "%.1f", Double(size) / Double(written))) bytes per change")
+            print(
+                "wrote \(written) changes in \(String(format: "%.2f", seconds)) s: \(formatCount(Double(written) / seconds)) changes/s"
+            )
+            print(
+                "on disk: \(formatBytes(size)) in \(logbook.segmentCount) segments, \(String(format: "%.1f", Double(size) / Double(written))) bytes per change"
+            )
             try logbook.close()
 
             let reopened = try Logbook.open(directory: directory, options: options)
             let statistics = reopened.replayStatistics
-            print("reopened: replayed \(statistics.changes) changes in \(String(format: "%.3f", statistics.seconds)) s: \(formatCount(Double(statistics.changes) / statistics.seconds)) changes/s, \(formatBytes(Int64(Double(statistics.rawBytes) / statistics.seconds)))/s raw")
-            print("state: \(reopened.records().count) live records, \(reopened.tombstoneCount()) tombstones")
+            print(
+                "reopened: replayed \(statistics.changes) changes in \(String(format: "%.3f", statistics.seconds)) s: \(formatCount(Double(statistics.changes) / statistics.seconds)) changes/s, \(formatBytes(Int64(Double(statistics.rawBytes) / statistics.seconds)))/s raw"
+            )
+            print(
+                "state: \(reopened.records().count) live records, \(reopened.tombstoneCount()) tombstones"
+            )
             let same = reopened.stateDigest() == digest
-            print("digest after replay: \(reopened.stateDigest()) (\(same ? "same as before closing" : "DIFFERENT"))")
+            print(
+                "digest after replay: \(reopened.stateDigest()) (\(same ? "same as before closing" : "DIFFERENT"))"
+            )
             try reopened.close()
             if !same { throw ExitCode.failure }
             print("\nnext: logbook inspect \(directory); logbook export \(directory) | head")

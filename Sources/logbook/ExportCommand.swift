@@ -10,7 +10,9 @@ struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Print the logged changes as crdt-lite JSON lines.",
-        discussion: "History in log order (every accepted change, not just the current state), streamed batch by batch.")
+        discussion:
+            "History in log order (every accepted change, not just the current state), streamed batch by batch."
+    )
 
     @OptionGroup var target: DirectoryArgument
     @Option(help: "Start at this log offset.")
@@ -25,7 +27,9 @@ struct ExportCommand: ParsableCommand {
         do {
             try logbook.forEachChange(since: since) { offset, change in
                 let line: Data
-                do throws(ChangeJSONError) { line = try ChangeJSON.encode(change, format: format) } catch {
+                do throws(ChangeJSONError) {
+                    line = try ChangeJSON.encode(change, format: format)
+                } catch {
                     unencodable.append((offset, error))
                     return
                 }
@@ -44,7 +48,9 @@ struct ExportCommand: ParsableCommand {
         if !unencodable.isEmpty {
             var standardError = StandardError()
             for (offset, error) in unencodable.prefix(10) {
-                print("error: change at log offset \(offset) has no JSON form: \(error)", to: &standardError)
+                print(
+                    "error: change at log offset \(offset) has no JSON form: \(error)",
+                    to: &standardError)
             }
             print("error: \(unencodable.count) changes were left out", to: &standardError)
             throw ExitCode.failure

@@ -7,10 +7,14 @@ struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Create a Logbook directory for a node.",
-        discussion: "Writes logbook.json (the node id) and an empty first segment. Fails if the directory already belongs to another node.")
+        discussion:
+            "Writes logbook.json (the node id) and an empty first segment. Fails if the directory already belongs to another node."
+    )
 
     @OptionGroup var target: DirectoryArgument
-    @Option(name: .long, help: "This replica's node id (a positive 64-bit integer, unique among peers).")
+    @Option(
+        name: .long, help: "This replica's node id (a positive 64-bit integer, unique among peers)."
+    )
     var node: UInt64
 
     func validate() throws {

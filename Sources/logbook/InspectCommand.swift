@@ -8,26 +8,38 @@ struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Show the log's segments, batches, records, offsets and compression.",
-        discussion: "Reads every batch (checking its checksum) but decodes no change. Damaged segments are listed with the problem; see also `logbook verify`.")
+        discussion:
+            "Reads every batch (checking its checksum) but decodes no change. Damaged segments are listed with the problem; see also `logbook verify`."
+    )
 
     @OptionGroup var target: DirectoryArgument
 
     func run() throws {
         let log: Log
-        do { log = try Log.open(directory: target.directory, createIfMissing: false) } catch { throw exitWithError(error) }
+        do { log = try Log.open(directory: target.directory, createIfMissing: false) } catch {
+            throw exitWithError(error)
+        }
         defer { try? log.close() }  // read-only use: nothing pending to lose
         let bar = ProgressBar.isTerminal ? ProgressBar(label: "inspect") : nil
         let summaries: [SegmentSummary]
-        do { summaries = try log.inspect { bar?.update($0, of: $1) } } catch { throw exitWithError(error) }
-        print("log \(target.directory): offsets \(log.startOffset)..<\(log.nextOffset), \(summaries.count) segments")
+        do { summaries = try log.inspect { bar?.update($0, of: $1) } } catch {
+            throw exitWithError(error)
+        }
+        print(
+            "log \(target.directory): offsets \(log.startOffset)..<\(log.nextOffset), \(summaries.count) segments"
+        )
         if !log.recovery.isClean { print("recovery: \(log.recovery)") }
-        let header = ["segment", "offsets", "batches", "records", "raw", "on disk", "ratio", "B/record"]
+        let header = [
+            "segment", "offsets", "batches", "records", "raw", "on disk", "ratio", "B/record",
+        ]
         var rows: [[String]] = []
         for summary in summaries {
             rows.append([
                 summary.name + (summary.isActive ? " (active)" : ""),
-                "\(summary.baseOffset)..<\(summary.nextOffset)", "\(summary.batchCount)", "\(summary.recordCount)",
-                formatBytes(summary.rawBytes), formatBytes(summary.sizeBytes), ratio(summary.rawBytes, summary.sizeBytes),
+                "\(summary.baseOffset)..<\(summary.nextOffset)", "\(summary.batchCount)",
+                "\(summary.recordCount)",
+                formatBytes(summary.rawBytes), formatBytes(summary.sizeBytes),
+                ratio(summary.rawBytes, summary.sizeBytes),
                 perRecord(summary.sizeBytes, summary.recordCount),
             ])
             if let problem = summary.problem { rows.append(["  DAMAGED: \(problem)"]) }
@@ -36,7 +48,8 @@ struct InspectCommand: ParsableCommand {
         let disk = summaries.reduce(0) { $0 + $1.sizeBytes }
         let records = summaries.reduce(0) { $0 + $1.recordCount }
         rows.append([
-            "total", "", "\(summaries.reduce(0) { $0 + $1.batchCount })", "\(records)", formatBytes(raw), formatBytes(disk),
+            "total", "", "\(summaries.reduce(0) { $0 + $1.batchCount })", "\(records)",
+            formatBytes(raw), formatBytes(disk),
             ratio(raw, disk), perRecord(disk, records),
         ])
         printTable(header: header, rows: rows)
@@ -60,7 +73,8 @@ func printTable(header: [String], rows: [[String]]) {
     }
     func line(_ cells: [String]) -> String {
         cells.enumerated().map { column, cell in
-            column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            column == 0
+                ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
                 : String(repeating: " ", count: max(0, widths[column] - cell.count)) + cell
         }.joined(separator: "  ")
     }

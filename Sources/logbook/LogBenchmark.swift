@@ -29,7 +29,11 @@ struct LogBenchmark {
         var produced = 0
         while produced < changes {
             let operation = workload.next()
-            if case .upsert(_, let fields) = operation { produced += fields.count } else { produced += 1 }
+            if case .upsert(_, let fields) = operation {
+                produced += fields.count
+            } else {
+                produced += 1
+            }
             operations.append(operation)
         }
         return operations
@@ -46,27 +50,41 @@ struct LogBenchmark {
             appendSeconds.append(seconds)
             written = count
         }
-        results.append(Result(name: "append .buffered, 1 writer", changesPerSecond: Double(written) / median(appendSeconds), note: "\(written) changes"))
+        results.append(
+            Result(
+                name: "append .buffered, 1 writer",
+                changesPerSecond: Double(written) / median(appendSeconds),
+                note: "\(written) changes"))
 
         var groupSeconds: [Double] = []
         var syncs = 0
         var groupWritten = 0
         for run in 0..<runs {
             progress("append .groupCommit, \(writers) writers (run \(run + 1)/\(runs))")
-            let (count, seconds, syncCount) = try await appendConcurrently(operations, writers: writers)
+            let (count, seconds, syncCount) = try await appendConcurrently(
+                operations, writers: writers)
             groupSeconds.append(seconds)
             groupWritten = count
             syncs = syncCount
         }
         let groupMedian = median(groupSeconds)
-        results.append(Result(
-            name: "append .groupCommit, \(writers) writers", changesPerSecond: Double(groupWritten) / groupMedian,
-            note: "\(syncs) fdatasyncs, \(String(format: "%.0f", Double(syncs) / groupMedian))/s"))
+        results.append(
+            Result(
+                name: "append .groupCommit, \(writers) writers",
+                changesPerSecond: Double(groupWritten) / groupMedian,
+                note:
+                    "\(syncs) fdatasyncs, \(String(format: "%.0f", Double(syncs) / groupMedian))/s")
+        )
 
         // The buffered log written last is the one every read benchmark uses.
         _ = try await append(operations, durability: .buffered, writers: 1)
         let size = try logSize()
-        results.append(Result(name: "on disk", changesPerSecond: 0, note: String(format: "%.1f bytes per change (%@)", Double(size.bytes) / Double(written), formatBytes(size.bytes))))
+        results.append(
+            Result(
+                name: "on disk", changesPerSecond: 0,
+                note: String(
+                    format: "%.1f bytes per change (%@)", Double(size.bytes) / Double(written),
+                    formatBytes(size.bytes))))
         var decodeSeconds: [Double] = []
         var decoded = (changes: 0, rawBytes: Int64(0))
         for run in 0..<runs {
@@ -76,9 +94,12 @@ struct LogBenchmark {
             decodeSeconds.append((ContinuousClock.now - started).seconds)
         }
         let decodeMedian = median(decodeSeconds)
-        results.append(Result(
-            name: "replay: read, checksum, decompress, decode", changesPerSecond: Double(decoded.changes) / decodeMedian,
-            rawMegabytesPerSecond: Double(decoded.rawBytes) / decodeMedian / 1e6, note: "one core"))
+        results.append(
+            Result(
+                name: "replay: read, checksum, decompress, decode",
+                changesPerSecond: Double(decoded.changes) / decodeMedian,
+                rawMegabytesPerSecond: Double(decoded.rawBytes) / decodeMedian / 1e6,
+                note: "one core"))
 
         var openSeconds: [Double] = []
         for run in 0..<runs {
@@ -90,22 +111,31 @@ struct LogBenchmark {
             openSeconds.append((ContinuousClock.now - started).seconds)
             try logbook.close()
         }
-        results.append(Result(
-            name: "open: replay + rebuild CRDT", changesPerSecond: Double(decoded.changes) / median(openSeconds),
-            rawMegabytesPerSecond: Double(decoded.rawBytes) / median(openSeconds) / 1e6, note: "one core"))
+        results.append(
+            Result(
+                name: "open: replay + rebuild CRDT",
+                changesPerSecond: Double(decoded.changes) / median(openSeconds),
+                rawMegabytesPerSecond: Double(decoded.rawBytes) / median(openSeconds) / 1e6,
+                note: "one core"))
 
         var lz4Seconds: [Double] = []
         for _ in 0..<runs {
             progress("ceiling: LZ4 decompression of the same payloads")
             lz4Seconds.append(try lz4Only())
         }
-        results.append(Result(
-            name: "ceiling: liblz4 decompression alone", changesPerSecond: Double(decoded.changes) / median(lz4Seconds),
-            rawMegabytesPerSecond: Double(decoded.rawBytes) / median(lz4Seconds) / 1e6, note: "no checksum, no decode"))
+        results.append(
+            Result(
+                name: "ceiling: liblz4 decompression alone",
+                changesPerSecond: Double(decoded.changes) / median(lz4Seconds),
+                rawMegabytesPerSecond: Double(decoded.rawBytes) / median(lz4Seconds) / 1e6,
+                note: "no checksum, no decode"))
         if let commandSeconds = try lz4Command() {
-            results.append(Result(
-                name: "ceiling: lz4 -dc command", changesPerSecond: Double(decoded.changes) / commandSeconds,
-                rawMegabytesPerSecond: Double(decoded.rawBytes) / commandSeconds / 1e6, note: "includes process start, output to /dev/null"))
+            results.append(
+                Result(
+                    name: "ceiling: lz4 -dc command",
+                    changesPerSecond: Double(decoded.changes) / commandSeconds,
+                    rawMegabytesPerSecond: Double(decoded.rawBytes) / commandSeconds / 1e6,
+                    note: "includes process start, output to /dev/null"))
         }
         return results
     }
@@ -117,7 +147,9 @@ struct LogBenchmark {
         return try Logbook.open(directory: directory, nodeId: 1, options: options)
     }
 
-    private func append(_ operations: [StandardWorkload.Operation], durability: Durability, writers: Int) async throws -> (Int, Double) {
+    private func append(
+        _ operations: [StandardWorkload.Operation], durability: Durability, writers: Int
+    ) async throws -> (Int, Double) {
         let logbook = try freshLogbook(durability)
         let started = ContinuousClock.now
         var count = 0
@@ -128,7 +160,9 @@ struct LogBenchmark {
         return (count, seconds)
     }
 
-    private func appendConcurrently(_ operations: [StandardWorkload.Operation], writers: Int) async throws -> (Int, Double, Int) {
+    private func appendConcurrently(_ operations: [StandardWorkload.Operation], writers: Int)
+        async throws -> (Int, Double, Int)
+    {
         let logbook = try freshLogbook(.groupCommit)
         let started = ContinuousClock.now
         let count = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -149,10 +183,14 @@ struct LogBenchmark {
         return (count, seconds, syncs)
     }
 
-    private static func apply(_ operation: StandardWorkload.Operation, to logbook: Logbook) async throws -> Int {
+    private static func apply(_ operation: StandardWorkload.Operation, to logbook: Logbook)
+        async throws -> Int
+    {
         switch operation {
         case .upsert(let recordId, let fields):
-            return try await logbook.insertOrUpdate(recordId, fields: fields.map { ($0.0, $0.1.value) }).count
+            return try await logbook.insertOrUpdate(
+                recordId, fields: fields.map { ($0.0, $0.1.value) }
+            ).count
         case .deleteField(let recordId, let column):
             return try await logbook.deleteField(recordId, fieldName: column) == nil ? 0 : 1
         case .deleteRecord(let recordId):
@@ -189,7 +227,9 @@ struct LogBenchmark {
         let cursor = try log.makeCursor(from: 0)
         while try cursor.next() {
             guard let header = cursor.header else { continue }
-            frames.append((Array(try cursor.storedBytes().dropFirst(BatchHeader.size)), Int(header.rawLength)))
+            frames.append(
+                (Array(try cursor.storedBytes().dropFirst(BatchHeader.size)), Int(header.rawLength))
+            )
         }
         try log.close()
         var output: [UInt8] = []
@@ -204,8 +244,13 @@ struct LogBenchmark {
 
     /// Times `lz4 -dc` over every segment, when the command is installed.
     private func lz4Command() throws -> Double? {
-        guard let lz4 = ["/usr/bin/lz4", "/usr/local/bin/lz4"].first(where: FileManager.default.isExecutableFile) else { return nil }
-        let segments = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".seg") }.sorted()
+        guard
+            let lz4 = ["/usr/bin/lz4", "/usr/local/bin/lz4"].first(
+                where: FileManager.default.isExecutableFile)
+        else { return nil }
+        let segments = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+            $0.hasSuffix(".seg")
+        }.sorted()
         var samples: [Double] = []
         for _ in 0..<runs {
             let started = ContinuousClock.now

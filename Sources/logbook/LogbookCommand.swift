@@ -14,7 +14,8 @@ struct LogbookCommand: AsyncParsableCommand {
             4 not a Logbook directory (or another node's).
             """,
         subcommands: [
-            DemoCommand.self, InitCommand.self, PutCommand.self, DeleteCommand.self, AppendCommand.self,
+            DemoCommand.self, InitCommand.self, PutCommand.self, DeleteCommand.self,
+            AppendCommand.self,
             ExportCommand.self, InspectCommand.self, VerifyCommand.self, ReplayCommand.self,
             BenchCommand.self, CrashWriterCommand.self,
         ]

@@ -6,18 +6,25 @@ import LogbookStorage
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Check every batch of every segment: checksums, LZ4 frames, record framing, offsets.",
-        discussion: "Exit status 0 when the log is intact, 3 when any batch is damaged (each damaged segment is named with the byte offset and reason).")
+        abstract:
+            "Check every batch of every segment: checksums, LZ4 frames, record framing, offsets.",
+        discussion:
+            "Exit status 0 when the log is intact, 3 when any batch is damaged (each damaged segment is named with the byte offset and reason)."
+    )
 
     @OptionGroup var target: DirectoryArgument
 
     func run() throws {
         let log: Log
-        do { log = try Log.open(directory: target.directory, createIfMissing: false) } catch { throw exitWithError(error) }
+        do { log = try Log.open(directory: target.directory, createIfMissing: false) } catch {
+            throw exitWithError(error)
+        }
         defer { try? log.close() }  // read-only use: nothing pending to lose
         let bar = ProgressBar.isTerminal ? ProgressBar(label: "verify") : nil
         let summaries: [SegmentSummary]
-        do { summaries = try log.inspect { bar?.update($0, of: $1) } } catch { throw exitWithError(error) }
+        do { summaries = try log.inspect { bar?.update($0, of: $1) } } catch {
+            throw exitWithError(error)
+        }
         let damaged = summaries.filter { $0.problem != nil }
         let batches = summaries.reduce(0) { $0 + $1.batchCount }
         let records = summaries.reduce(0) { $0 + $1.recordCount }
@@ -25,7 +32,8 @@ struct VerifyCommand: ParsableCommand {
             print("DAMAGED \(summary.name): \(summary.problem.map(String.init(describing:)) ?? "")")
         }
         if damaged.isEmpty {
-            print("ok: \(summaries.count) segments, \(batches) batches, \(records) records verified")
+            print(
+                "ok: \(summaries.count) segments, \(batches) batches, \(records) records verified")
         } else {
             print("\(damaged.count) of \(summaries.count) segments damaged")
             throw ExitCode(3)

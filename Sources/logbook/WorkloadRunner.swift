@@ -14,12 +14,16 @@ extension StandardWorkload.WorkloadValue {
 
 /// Applies standard-workload operations to a Logbook until `changeCount` changes were
 /// accepted; returns the number of changes.
-func runStandardWorkload(on logbook: Logbook, workload: inout StandardWorkload, changeCount: Int) async throws -> Int {
+func runStandardWorkload(on logbook: Logbook, workload: inout StandardWorkload, changeCount: Int)
+    async throws -> Int
+{
     var changes = 0
     while changes < changeCount {
         switch workload.next() {
         case .upsert(let recordId, let fields):
-            changes += try await logbook.insertOrUpdate(recordId, fields: fields.map { ($0.0, $0.1.value) }).count
+            changes += try await logbook.insertOrUpdate(
+                recordId, fields: fields.map { ($0.0, $0.1.value) }
+            ).count
         case .deleteField(let recordId, let column):
             changes += try await logbook.deleteField(recordId, fieldName: column) == nil ? 0 : 1
         case .deleteRecord(let recordId):

@@ -10,26 +10,19 @@ import Testing
 // value, that nothing phantom appeared, and that the reopened state equals a replay of what
 // the log holds. 20 rounds by default; LOGBOOK_CRASH_ROUNDS=N for more.
 @Suite(.serialized) struct KillNineCrashTests {
-    /// The `logbook` executable built beside this test bundle.
-    private func logbookExecutable() -> URL? {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var directory = testBinary.deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("logbook")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
-
     @Test func everyAcknowledgedAppendSurvivesKillNine() async throws {
-        guard let executable = logbookExecutable() else {
-            Issue.record("the logbook executable is not built beside the tests; run `swift build --build-tests` (make test does)")
+        guard let executable = LogbookExecutable.url else {
+            Issue.record(
+                "the logbook executable is not built beside the tests; run `swift build --build-tests` (make test does)"
+            )
             return
         }
         let rounds = Int(ProcessInfo.processInfo.environment["LOGBOOK_CRASH_ROUNDS"] ?? "") ?? 20
-        var random = SeededGenerator(seed: UInt64(ProcessInfo.processInfo.environment["LOGBOOK_CRASH_SEED"] ?? "") ?? 2024)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logbook-kill9-\(UUID().uuidString.prefix(8))").path
+        var random = SeededGenerator(
+            seed: UInt64(ProcessInfo.processInfo.environment["LOGBOOK_CRASH_SEED"] ?? "") ?? 2024)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "logbook-kill9-\(UUID().uuidString.prefix(8))"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var acknowledged: [String: Int64] = [:]
         var roundsWithAcks = 0
@@ -42,11 +35,15 @@ import Testing
 
             let logbook = try Logbook.open(directory: directory)
             for (recordId, step) in acknowledged {
-                #expect(logbook.getRecord(recordId)?.fields["step"] == .int(step), "round \(round): lost \(recordId)")
+                #expect(
+                    logbook.getRecord(recordId)?.fields["step"] == .int(step),
+                    "round \(round): lost \(recordId)")
             }
             var logged: [Change<String, String, Value>] = []
             try logbook.forEachChange(since: 0) { _, change in logged.append(change) }
-            #expect(logged.allSatisfy { $0.recordId.hasPrefix("p") && $0.recordId.contains("/w") }, "phantom change")
+            #expect(
+                logged.allSatisfy { $0.recordId.hasPrefix("p") && $0.recordId.contains("/w") },
+                "phantom change")
             let replayed = CRDT<String, String, Value>(nodeId: 1, changes: logged)
             #expect(logbook.stateDigest() == StateDigest(of: replayed), "round \(round)")
             try logbook.close()
@@ -55,7 +52,9 @@ import Testing
     }
 
     /// Starts the writer, lets it run for `delay` seconds, SIGKILLs it; returns its output.
-    private func runAndKill(_ executable: URL, directory: String, after delay: Double) throws -> [Substring] {
+    private func runAndKill(_ executable: URL, directory: String, after delay: Double) throws
+        -> [Substring]
+    {
         let process = Process()
         process.executableURL = executable
         process.arguments = ["crash-writer", directory, "--writers", "8"]

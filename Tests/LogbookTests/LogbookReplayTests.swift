@@ -9,7 +9,9 @@ import Testing
 // tombstones and sync output, for seeded random workloads with every kind of deletion, in
 // every durability mode. Also: node ids are enforced and the change stream reads back.
 @Suite struct LogbookReplayTests {
-    private func options(_ durability: Durability, fileSystem: any FileSystem = PosixFileSystem()) -> LogbookOptions {
+    private func options(_ durability: Durability, fileSystem: any FileSystem = PosixFileSystem())
+        -> LogbookOptions
+    {
         var options = LogbookOptions()
         options.durability = durability
         options.fileSystem = fileSystem
@@ -22,7 +24,8 @@ import Testing
     func reopenedLogbookEqualsTheOneThatWroteIt(durability: Durability, seed: UInt64) async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let logbook = try Logbook.open(directory: directory.path, nodeId: 7, options: options(durability))
+        let logbook = try Logbook.open(
+            directory: directory.path, nodeId: 7, options: options(durability))
         var workload = Workload(seed: seed)
         for _ in 0..<400 { _ = try await workload.step(logbook) }
         let digest = logbook.stateDigest()
@@ -45,12 +48,14 @@ import Testing
     @Test func concurrentWritersAreGroupCommittedAndAllSurvive() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let logbook = try Logbook.open(directory: directory.path, nodeId: 1, options: options(.groupCommit))
+        let logbook = try Logbook.open(
+            directory: directory.path, nodeId: 1, options: options(.groupCommit))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<16 {
                 group.addTask {
                     for step in 0..<50 {
-                        try await logbook.insertOrUpdate("w\(writer)/\(step)", fields: [("n", .int(Int64(step)))])
+                        try await logbook.insertOrUpdate(
+                            "w\(writer)/\(step)", fields: [("n", .int(Int64(step)))])
                     }
                 }
             }
@@ -68,10 +73,12 @@ import Testing
     @Test func forEachChangeStreamsFromAnOffset() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let logbook = try Logbook.open(directory: directory.path, nodeId: 1, options: options(.buffered))
+        let logbook = try Logbook.open(
+            directory: directory.path, nodeId: 1, options: options(.buffered))
         var written: [Change<String, String, Value>] = []
         for number in 0..<100 {
-            written += try await logbook.insertOrUpdate("r\(number)", fields: [("a", .int(Int64(number))), ("b", "x")])
+            written += try await logbook.insertOrUpdate(
+                "r\(number)", fields: [("a", .int(Int64(number))), ("b", "x")])
         }
         var read: [(UInt64, Change<String, String, Value>)] = []
         try logbook.forEachChange(since: 50) { offset, change in read.append((offset, change)) }
@@ -83,11 +90,15 @@ import Testing
     @Test func nodeIdIsRecordedAndEnforced() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let error = #expect(throws: LogbookError.self) { _ = try Logbook.open(directory: directory.appending("new")) }
+        let error = #expect(throws: LogbookError.self) {
+            _ = try Logbook.open(directory: directory.appending("new"))
+        }
         #expect(error?.code == .nodeMismatch)
         let logbook = try Logbook.open(directory: directory.path, nodeId: 5)
         try logbook.close()
-        let mismatch = #expect(throws: LogbookError.self) { _ = try Logbook.open(directory: directory.path, nodeId: 6) }
+        let mismatch = #expect(throws: LogbookError.self) {
+            _ = try Logbook.open(directory: directory.path, nodeId: 6)
+        }
         #expect(mismatch?.code == .nodeMismatch)
         #expect(mismatch?.description.contains("node 5") == true)
     }
@@ -95,11 +106,13 @@ import Testing
     @Test func clockAdvancesThatNoChangeCarriesSurviveReplay() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let logbook = try Logbook.open(directory: directory.path, nodeId: 1, options: options(.buffered))
+        let logbook = try Logbook.open(
+            directory: directory.path, nodeId: 1, options: options(.buffered))
         try await logbook.deleteRecord("gone")
         _ = try await logbook.insertOrUpdate("gone", fields: [("a", 1)])  // ticks, writes nothing
         let remote = Change<String, String, Value>(
-            recordId: "gone", colName: "a", value: 1, colVersion: 1, dbVersion: 500, nodeId: 2, localDbVersion: 500)
+            recordId: "gone", colName: "a", value: 1, colVersion: 1, dbVersion: 500, nodeId: 2,
+            localDbVersion: 500)
         #expect(try await logbook.merge([remote]).isEmpty)  // rejected, but the clock moved
         let clock = logbook.clock()
         #expect(clock.currentTime() == 501)
@@ -111,16 +124,23 @@ import Testing
 
     @Test func failedWritePoisonsTheInstanceAndReopenRecovers() async throws {
         let fileSystem = SimulatedFileSystem()
-        let logbook = try Logbook.open(directory: "/data", nodeId: 1, options: options(.fsyncEachAppend, fileSystem: fileSystem))
+        let logbook = try Logbook.open(
+            directory: "/data", nodeId: 1,
+            options: options(.fsyncEachAppend, fileSystem: fileSystem))
         try await logbook.insertOrUpdate("kept", fields: [("a", 1)])
         fileSystem.failOperations(after: 0)
-        await #expect(throws: LogbookError.self) { try await logbook.insertOrUpdate("lost", fields: [("a", 1)]) }
-        let second = await #expect(throws: LogbookError.self) { try await logbook.insertOrUpdate("x", fields: [("a", 1)]) }
+        await #expect(throws: LogbookError.self) {
+            try await logbook.insertOrUpdate("lost", fields: [("a", 1)])
+        }
+        let second = await #expect(throws: LogbookError.self) {
+            try await logbook.insertOrUpdate("x", fields: [("a", 1)])
+        }
         #expect(second?.code == .failed)
         fileSystem.failOperations(after: 1_000_000)
         var random = SeededGenerator(seed: 1)
         fileSystem.crash(using: &random)
-        let reopened = try Logbook.open(directory: "/data", options: options(.fsyncEachAppend, fileSystem: fileSystem))
+        let reopened = try Logbook.open(
+            directory: "/data", options: options(.fsyncEachAppend, fileSystem: fileSystem))
         #expect(reopened.getRecord("kept") != nil)
         #expect(reopened.getRecord("x") == nil)
         try reopened.close()

@@ -13,7 +13,9 @@ import Testing
 @Suite struct SimulatedCrashTests {
     static let seeds: [UInt64] = Array(1...60)
 
-    private func options(_ durability: Durability, _ fileSystem: SimulatedFileSystem) -> LogbookOptions {
+    private func options(_ durability: Durability, _ fileSystem: SimulatedFileSystem)
+        -> LogbookOptions
+    {
         var options = LogbookOptions()
         options.durability = durability
         options.fileSystem = fileSystem
@@ -23,9 +25,12 @@ import Testing
     }
 
     /// Every change the workload produces, from a fault-free run of the same seed.
-    private func referenceChanges(seed: UInt64, steps: Int) async throws -> [Change<String, String, Value>] {
+    private func referenceChanges(seed: UInt64, steps: Int) async throws -> [Change<
+        String, String, Value
+    >] {
         let fileSystem = SimulatedFileSystem()
-        let logbook = try Logbook.open(directory: "/reference", nodeId: 3, options: options(.buffered, fileSystem))
+        let logbook = try Logbook.open(
+            directory: "/reference", nodeId: 3, options: options(.buffered, fileSystem))
         var workload = Workload(seed: seed)
         var changes: [Change<String, String, Value>] = []
         for _ in 0..<steps { changes += try await workload.step(logbook) }
@@ -41,12 +46,14 @@ import Testing
     }
 
     /// Runs the workload until the injected failure, cuts the power, reopens.
-    private func runUntilPowerCut(seed: UInt64, durability: Durability) async throws -> CrashOutcome {
+    private func runUntilPowerCut(seed: UInt64, durability: Durability) async throws -> CrashOutcome
+    {
         let steps = 150
         let reference = try await referenceChanges(seed: seed, steps: steps)
         let fileSystem = SimulatedFileSystem()
         var random = SeededGenerator(seed: seed &* 7919)
-        let logbook = try Logbook.open(directory: "/data", nodeId: 3, options: options(durability, fileSystem))
+        let logbook = try Logbook.open(
+            directory: "/data", nodeId: 3, options: options(durability, fileSystem))
         fileSystem.failOperations(after: Int.random(in: 0...400, using: &random))
         var workload = Workload(seed: seed)
         var acknowledged: [Change<String, String, Value>] = []
@@ -55,7 +62,8 @@ import Testing
         }
         fileSystem.crash(using: &random)
 
-        let reopened = try Logbook.open(directory: "/data", options: options(durability, fileSystem))
+        let reopened = try Logbook.open(
+            directory: "/data", options: options(durability, fileSystem))
         defer { try? reopened.close() }
         var recovered: [Change<String, String, Value>] = []
         try reopened.forEachChange(since: 0) { _, change in recovered.append(change) }

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+// The CLI as a user drives it: init, put, delete, export and append round-trip through
+// crdt-lite JSON; inspect and verify report; bad input and damage give clear errors and the
+// documented exit codes (2 bad input, 3 corruption, 4 not a Logbook).
+@Suite struct CommandLineTests {
+    private func scratch() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "logbook-cli-\(UUID().uuidString.prefix(8))"
+        ).path
+    }
+
+    @Test func writeExportAndAppendRoundTrip() throws {
+        guard LogbookExecutable.url != nil else {
+            Issue.record(
+                "logbook executable not built beside the tests (swift build --build-tests)")
+            return
+        }
+        let first = scratch()
+        let second = scratch()
+        defer {
+            try? FileManager.default.removeItem(atPath: first)
+            try? FileManager.default.removeItem(atPath: second)
+        }
+        #expect(try LogbookExecutable.run(["init", first, "--node", "1"]).status == 0)
+        let put = try LogbookExecutable.run([
+            "put", first, "entity/lamp", "name=Lamp", "content.lux=40", "on=true",
+        ])
+        #expect(put.status == 0)
+        #expect(put.standardOutput.contains("content.lux = 40"))
+        #expect(try LogbookExecutable.run(["delete", first, "entity/lamp", "on"]).status == 0)
+        let exported = try LogbookExecutable.run(["export", first, "--format", "rust"])
+        #expect(exported.status == 0)
+        #expect(exported.standardOutput.split(separator: "\n").count == 4)
+        #expect(exported.standardOutput.contains(#""record_id":"entity/lamp""#))
+
+        #expect(try LogbookExecutable.run(["init", second, "--node", "2"]).status == 0)
+        let appended = try LogbookExecutable.run(
+            ["append", second, "-"], input: exported.standardOutput)
+        #expect(appended.status == 0)
+        #expect(appended.standardOutput.contains("accepted 4"))
+        let firstReplay = try LogbookExecutable.run(["replay", first])
+        let secondReplay = try LogbookExecutable.run(["replay", second])
+        let digest = { (text: String) in
+            text.split(separator: "\n").first { $0.hasPrefix("digest:") }
+        }
+        #expect(digest(firstReplay.standardOutput) != nil)
+        #expect(digest(firstReplay.standardOutput) == digest(secondReplay.standardOutput))
+        let verify = try LogbookExecutable.run(["verify", second])
+        #expect(verify.status == 0)
+        #expect(verify.standardOutput.hasPrefix("ok:"))
+        #expect(try LogbookExecutable.run(["inspect", second]).standardOutput.contains("(active)"))
+    }
+
+    @Test func badInputAndDamageGiveClearErrorsAndExitCodes() throws {
+        guard LogbookExecutable.url != nil else {
+            Issue.record(
+                "logbook executable not built beside the tests (swift build --build-tests)")
+            return
+        }
+        let directory = scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let notALogbook = try LogbookExecutable.run(["put", directory, "r", "a=1"])
+        #expect(notALogbook.status == 4)
+        #expect(notALogbook.standardError.contains("not a Logbook directory"))
+
+        #expect(try LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
+        let badLine = try LogbookExecutable.run(
+            ["append", directory, "-"], input: "{\"recordId\":\"r\"}\n")
+        #expect(badLine.status == 2)
+        #expect(badLine.standardError.contains("line 1"))
+        #expect(badLine.standardError.contains("colVersion"))
+
+        for number in 0..<3 {
+            _ = try LogbookExecutable.run(["put", directory, "r\(number)", "a=\(number)"])
+        }
+        let segment = directory + "/00000000000000000000.seg"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: segment))
+        bytes[80] ^= 0xFF  // inside the first batch, with valid batches after it
+        try bytes.write(to: URL(fileURLWithPath: segment))
+        let damaged = try LogbookExecutable.run(["verify", directory])
+        #expect(damaged.status == 3)
+        #expect(damaged.standardError.contains("00000000000000000000.seg"))
+        #expect(damaged.standardError.contains("at byte 0"))
+    }
+}
