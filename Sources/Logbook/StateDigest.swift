@@ -31,13 +31,14 @@ public struct StateDigest: Hashable, Sendable, CustomStringConvertible {
             scratch.removeAll(keepingCapacity: true)
             scratch.append(0x52)  // 'R'
             ValueCodec.appendString(recordId, to: &scratch)
-            for column in record.columnVersions.keys.sorted() {
-                guard let version = record.columnVersions[column] else { continue }
+            var columns: [(String, ColumnVersion, Value?)] = []
+            record.forEachColumn { columns.append(($0, $1, $2)) }
+            for (column, version, field) in columns.sorted(by: { $0.0 < $1.0 }) {
                 ValueCodec.appendString(column, to: &scratch)
                 for number in [version.colVersion, version.dbVersion, version.nodeId] {
                     withUnsafeBytes(of: number.littleEndian) { scratch.append(contentsOf: $0) }
                 }
-                if let value = record.fields[column] {
+                if let value = field {
                     scratch.append(1)
                     ValueCodec.append(value, to: &scratch)
                 } else {

@@ -37,8 +37,13 @@ extension CRDT {
     func apply<R: MergeRule>(
         _ change: Change<K, C, V>, localDbVersion: UInt64, mergeRule: R
     ) -> Bool {
-        if !tombstones.isEmpty && tombstones[change.recordId] != nil { return false }
-        if let parent, parent.isTombstoned(change.recordId) { return false }
+        // A record held here is live everywhere (a deletion removes it, and a parent never
+        // changes), so the common case needs one lookup and no tombstone check.
+        let index = data.index(forKey: change.recordId)
+        if index == nil {
+            if !tombstones.isEmpty && tombstones[change.recordId] != nil { return false }
+            if let parent, parent.isTombstoned(change.recordId) { return false }
+        }
         guard let column = change.colName else {
             data.removeValue(forKey: change.recordId)
             tombstones[change.recordId] = TombstoneInfo(
@@ -46,14 +51,14 @@ extension CRDT {
                 localDbVersion: localDbVersion)
             return true
         }
-        if let index = data.index(forKey: change.recordId) {
+        if let index {
             // Check and write inside one in-place access: reading the record out first would
             // retain its storage and make the write copy it.
             return Self.applyIfAccepted(
                 change, column: column, localDbVersion: localDbVersion, mergeRule: mergeRule,
                 to: &data.values[index])
         }
-        if let local = parent?.getRecord(change.recordId)?.columnVersions[column],
+        if let local = parent?.getRecord(change.recordId)?.columnVersion(column),
             !Self.accepts(change, over: local, mergeRule)
         {
             return false
@@ -69,7 +74,7 @@ extension CRDT {
         _ change: Change<K, C, V>, column: C, localDbVersion: UInt64, mergeRule: R,
         to record: inout Record<C, V>
     ) -> Bool {
-        if let local = record.columnVersions[column], !accepts(change, over: local, mergeRule) {
+        if let local = record.columnVersion(column), !accepts(change, over: local, mergeRule) {
             return false
         }
         write(change, column: column, localDbVersion: localDbVersion, into: &record)
@@ -90,14 +95,11 @@ extension CRDT {
         _ change: Change<K, C, V>, column: C, localDbVersion: UInt64,
         into record: inout Record<C, V>
     ) {
-        if let value = change.value {
-            record.fields[column] = value
-        } else {
-            record.fields.removeValue(forKey: column)
-        }
-        record.columnVersions[column] = ColumnVersion(
-            colVersion: change.colVersion, dbVersion: change.dbVersion,
-            nodeId: change.nodeId, localDbVersion: localDbVersion)
-        record.noteLocalVersion(localDbVersion)
+        record.write(
+            column,
+            version: ColumnVersion(
+                colVersion: change.colVersion, dbVersion: change.dbVersion,
+                nodeId: change.nodeId, localDbVersion: localDbVersion),
+            value: change.value)
     }
 }

@@ -62,7 +62,7 @@ extension CRDT {
         for (recordId, record) in data {
             precondition(tombstones[recordId] == nil, "record \(recordId) is live and tombstoned")
             record.checkInvariants()
-            if !record.columnVersions.isEmpty {
+            if record.columnCount > 0 {
                 highest = max(highest, record.highestLocalDbVersion)
             }
         }

@@ -17,11 +17,12 @@ extension CRDT where K: Comparable, C: Comparable {
     ) -> [Change<K, C, V>] {
         var changes = parent?.getChangesSinceExcluding(lastDbVersion, excluding: excluding) ?? []
         for (recordId, record) in data where record.highestLocalDbVersion > lastDbVersion {
-            for (column, version) in record.columnVersions
-            where version.localDbVersion > lastDbVersion && !excluding.contains(version.nodeId) {
+            record.forEachColumn { column, version, value in
+                guard version.localDbVersion > lastDbVersion && !excluding.contains(version.nodeId)
+                else { return }
                 changes.append(
                     Change(
-                        recordId: recordId, colName: column, value: record.fields[column],
+                        recordId: recordId, colName: column, value: value,
                         colVersion: version.colVersion, dbVersion: version.dbVersion,
                         nodeId: version.nodeId, localDbVersion: version.localDbVersion))
             }

@@ -95,18 +95,19 @@ public final class CRDT<
         _ recordId: K, flags: UInt32, fields: [(C, V)]
     ) -> [Change<K, C, V>] {
         let dbVersion = clock.tick()
-        if isTombstoned(recordId) { return [] }
+        if data.index(forKey: recordId) == nil && isTombstoned(recordId) { return [] }
         let nodeId = self.nodeId
         var changes: [Change<K, C, V>] = []
         changes.reserveCapacity(fields.count)
         modifyRecord(recordId) { record in
             for (column, value) in fields {
-                let colVersion = (record.columnVersions[column]?.colVersion ?? 0) + 1
-                record.columnVersions[column] = ColumnVersion(
-                    colVersion: colVersion, dbVersion: dbVersion, nodeId: nodeId,
-                    localDbVersion: dbVersion)
-                record.fields[column] = value
-                record.noteLocalVersion(dbVersion)
+                let colVersion = (record.columnVersion(column)?.colVersion ?? 0) + 1
+                record.write(
+                    column,
+                    version: ColumnVersion(
+                        colVersion: colVersion, dbVersion: dbVersion, nodeId: nodeId,
+                        localDbVersion: dbVersion),
+                    value: value)
                 changes.append(
                     Change(
                         recordId: recordId, colName: column, value: value,
@@ -150,16 +151,17 @@ public final class CRDT<
         _ recordId: K, fieldName: C, flags: UInt32
     ) -> Change<K, C, V>? {
         if isTombstoned(recordId) { return nil }
-        guard getRecord(recordId)?.fields[fieldName] != nil else { return nil }
+        guard getRecord(recordId)?.field(fieldName) != nil else { return nil }
         let dbVersion = clock.tick()
         let nodeId = self.nodeId
         let colVersion = modifyRecord(recordId) { record -> UInt64 in
-            let colVersion = (record.columnVersions[fieldName]?.colVersion ?? 0) + 1
-            record.columnVersions[fieldName] = ColumnVersion(
-                colVersion: colVersion, dbVersion: dbVersion, nodeId: nodeId,
-                localDbVersion: dbVersion)
-            record.fields.removeValue(forKey: fieldName)
-            record.noteLocalVersion(dbVersion)
+            let colVersion = (record.columnVersion(fieldName)?.colVersion ?? 0) + 1
+            record.write(
+                fieldName,
+                version: ColumnVersion(
+                    colVersion: colVersion, dbVersion: dbVersion, nodeId: nodeId,
+                    localDbVersion: dbVersion),
+                value: nil)
             return colVersion
         }
         return Change(

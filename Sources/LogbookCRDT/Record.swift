@@ -1,15 +1,35 @@
 /// A live record: its visible fields and the version of every column ever written.
 ///
-/// Invariants: every key of `fields` has a `columnVersions` entry; `lowestLocalDbVersion` and
-/// `highestLocalDbVersion` bound every `localDbVersion` written into the record (they start at
-/// `UInt64.max` and 0 and only ever widen).
-public struct Record<C: Hashable & Codable & Sendable, V: Hashable & Codable & Sendable>:
-    Codable, Sendable
-{
-    /// The visible fields.
-    public var fields: [C: V]
-    /// The version of every column written, deleted fields included.
-    public var columnVersions: [C: ColumnVersion]
+/// Stored compactly: one array of columns (name, version, value or nil once deleted), found
+/// by a linear scan, which for the handful of columns a record usually has beats hashing
+/// the name into two dictionaries. Past `indexThreshold` columns a name-to-slot index keeps
+/// lookups O(1), so very wide records stay linear to update. `fields` and `columnVersions`
+/// present crdt-lite's dictionary view (built on access); hot code uses `field(_:)` and
+/// `columnVersion(_:)`.
+///
+/// Invariants: column names are unique; the index, when present, maps every name to its
+/// slot; `lowestLocalDbVersion` and `highestLocalDbVersion` bound every `localDbVersion`
+/// written into the record (they start at `UInt64.max` and 0 and only ever widen).
+public struct Record<C: Hashable & Codable & Sendable, V: Hashable & Codable & Sendable>: Sendable {
+    /// One column: its name, winning version, and value (nil once the field is deleted).
+    @usableFromInline
+    struct Slot: Sendable {
+        @usableFromInline var column: C
+        @usableFromInline var version: ColumnVersion
+        @usableFromInline var value: V?
+
+        @inlinable init(column: C, version: ColumnVersion, value: V?) {
+            self.column = column
+            self.version = version
+            self.value = value
+        }
+    }
+
+    /// Records wider than this keep a name-to-slot index.
+    @usableFromInline static var indexThreshold: Int { 24 }
+
+    @usableFromInline var slots: ContiguousArray<Slot>
+    @usableFromInline var index: [C: Int]?
     /// The smallest local version written into this record.
     public var lowestLocalDbVersion: UInt64
     /// The largest local version written into this record.
@@ -17,28 +37,90 @@ public struct Record<C: Hashable & Codable & Sendable, V: Hashable & Codable & S
 
     /// An empty record.
     @inlinable public init() {
-        fields = [:]
-        columnVersions = [:]
+        slots = []
+        index = nil
         lowestLocalDbVersion = .max
         highestLocalDbVersion = 0
     }
 
-    /// Widens the local-version bounds to include `localDbVersion`.
-    @inlinable mutating func noteLocalVersion(_ localDbVersion: UInt64) {
-        lowestLocalDbVersion = min(lowestLocalDbVersion, localDbVersion)
-        highestLocalDbVersion = max(highestLocalDbVersion, localDbVersion)
+    /// The visible fields, as crdt-lite exposes them. O(columns) to build.
+    public var fields: [C: V] {
+        var fields: [C: V] = [:]
+        fields.reserveCapacity(slots.count)
+        for slot in slots {
+            if let value = slot.value { fields[slot.column] = value }
+        }
+        return fields
+    }
+
+    /// The version of every column written, deleted fields included. O(columns) to build.
+    public var columnVersions: [C: ColumnVersion] {
+        var versions: [C: ColumnVersion] = [:]
+        versions.reserveCapacity(slots.count)
+        for slot in slots { versions[slot.column] = slot.version }
+        return versions
+    }
+
+    /// The value of one field, or nil when absent or deleted.
+    @inlinable public func field(_ column: C) -> V? {
+        slot(of: column).flatMap { slots[$0].value }
+    }
+
+    /// The version of one column, deleted or not.
+    @inlinable public func columnVersion(_ column: C) -> ColumnVersion? {
+        slot(of: column).map { slots[$0].version }
+    }
+
+    /// Columns ever written (visible or deleted).
+    @inlinable public var columnCount: Int { slots.count }
+
+    /// Calls `body` for every column written: name, version, value (nil when deleted).
+    @inlinable public func forEachColumn(_ body: (C, ColumnVersion, V?) throws -> Void) rethrows {
+        for slot in slots { try body(slot.column, slot.version, slot.value) }
+    }
+
+    @inlinable func slot(of column: C) -> Int? {
+        if let index { return index[column] }
+        for position in slots.indices where slots[position].column == column { return position }
+        return nil
+    }
+
+    /// Sets a column's version and value (nil deletes the field, keeping the version).
+    @inlinable mutating func write(_ column: C, version: ColumnVersion, value: V?) {
+        if let position = slot(of: column) {
+            slots[position].version = version
+            slots[position].value = value
+        } else {
+            slots.append(Slot(column: column, version: version, value: value))
+            if index != nil {
+                index?[column] = slots.count - 1
+            } else if slots.count > Self.indexThreshold {
+                index = Dictionary(
+                    uniqueKeysWithValues: slots.indices.map { (slots[$0].column, $0) })
+            }
+        }
+        lowestLocalDbVersion = min(lowestLocalDbVersion, version.localDbVersion)
+        highestLocalDbVersion = max(highestLocalDbVersion, version.localDbVersion)
     }
 
     /// Checks the invariants in the type's documentation.
     @usableFromInline func checkInvariants() {
-        for column in fields.keys {
-            precondition(columnVersions[column] != nil, "field \(column) has no column version")
-        }
-        for version in columnVersions.values {
+        if let index {
             precondition(
-                version.localDbVersion >= lowestLocalDbVersion
-                    && version.localDbVersion <= highestLocalDbVersion,
-                "column localDbVersion \(version.localDbVersion) outside record bounds "
+                index.count == slots.count,
+                "index has \(index.count) names for \(slots.count) columns")
+            for (position, slot) in slots.enumerated() {
+                precondition(
+                    index[slot.column] == position, "index misplaces column \(slot.column)")
+            }
+        } else {
+            precondition(Set(slots.map(\.column)).count == slots.count, "duplicate column names")
+        }
+        for slot in slots {
+            precondition(
+                slot.version.localDbVersion >= lowestLocalDbVersion
+                    && slot.version.localDbVersion <= highestLocalDbVersion,
+                "column localDbVersion \(slot.version.localDbVersion) outside record bounds "
                     + "\(lowestLocalDbVersion)...\(highestLocalDbVersion)")
         }
     }
@@ -48,5 +130,33 @@ extension Record: Equatable {
     /// Records are equal when their visible fields are: column versions differ per replica.
     public static func == (lhs: Record, rhs: Record) -> Bool {
         lhs.fields == rhs.fields
+    }
+}
+
+extension Record: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case fields, columnVersions, lowestLocalDbVersion, highestLocalDbVersion
+    }
+
+    /// crdt-lite's shape: `fields`, `columnVersions`, and the two version bounds.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let fields = try container.decode([C: V].self, forKey: .fields)
+        let versions = try container.decode([C: ColumnVersion].self, forKey: .columnVersions)
+        self.init()
+        for (column, version) in versions {
+            write(column, version: version, value: fields[column])
+        }
+        lowestLocalDbVersion = try container.decode(UInt64.self, forKey: .lowestLocalDbVersion)
+        highestLocalDbVersion = try container.decode(UInt64.self, forKey: .highestLocalDbVersion)
+    }
+
+    /// crdt-lite's shape: `fields`, `columnVersions`, and the two version bounds.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(fields, forKey: .fields)
+        try container.encode(columnVersions, forKey: .columnVersions)
+        try container.encode(lowestLocalDbVersion, forKey: .lowestLocalDbVersion)
+        try container.encode(highestLocalDbVersion, forKey: .highestLocalDbVersion)
     }
 }

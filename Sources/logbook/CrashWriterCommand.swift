@@ -6,7 +6,7 @@ import LogbookCRDT
 /// `logbook crash-writer DIR`: the child process of the kill -9 crash test.
 ///
 /// Concurrent tasks append with `.groupCommit`; after each acknowledgement the writer prints
-/// `ack <record> <value>` on standard output (one write per line, so a line on the pipe
+/// `ready` once the log is open, then `ack <record> <value>` on standard output (one write per line, so a line on the pipe
 /// means the append returned). The test kills it with SIGKILL at a random moment and checks
 /// that every acknowledged line is in the reopened log.
 struct CrashWriterCommand: AsyncParsableCommand {
@@ -32,6 +32,7 @@ struct CrashWriterCommand: AsyncParsableCommand {
             throw exitWithError(error)
         }
         let pid = ProcessInfo.processInfo.processIdentifier
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<writers {
                 group.addTask {

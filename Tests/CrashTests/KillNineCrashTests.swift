@@ -20,14 +20,20 @@ import Testing
         let rounds = Int(ProcessInfo.processInfo.environment["LOGBOOK_CRASH_ROUNDS"] ?? "") ?? 20
         var random = SeededGenerator(
             seed: UInt64(ProcessInfo.processInfo.environment["LOGBOOK_CRASH_SEED"] ?? "") ?? 2024)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "logbook-kill9-\(UUID().uuidString.prefix(8))"
-        ).path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let base = FileManager.default.temporaryDirectory
+            .appendingPathComponent("logbook-kill9-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: base) }
         var acknowledged: [String: Int64] = [:]
         var roundsWithAcks = 0
+        var directory = base
         for round in 0..<rounds {
-            let delay = Double.random(in: 0.05...0.4, using: &random)
+            // Five kills in a row on one log (so recovery meets a log that was already cut),
+            // then a fresh log, so reopening stays cheap.
+            if round % 5 == 0 {
+                directory = base + "/\(round)"
+                acknowledged = [:]
+            }
+            let delay = Double.random(in: 0.02...0.3, using: &random)
             let lines = try runAndKill(executable, directory: directory, after: delay)
             let acks = lines.compactMap(parseAck)
             if !acks.isEmpty { roundsWithAcks += 1 }
@@ -51,7 +57,9 @@ import Testing
         #expect(roundsWithAcks >= rounds / 2, "the writer must get going before it is killed")
     }
 
-    /// Starts the writer, lets it run for `delay` seconds, SIGKILLs it; returns its output.
+    /// Starts the writer, waits for its `ready` line (so a slow start on a loaded machine
+    /// does not eat the delay), lets it run for `delay` seconds, SIGKILLs it; returns the
+    /// lines it printed.
     private func runAndKill(_ executable: URL, directory: String, after delay: Double) throws
         -> [Substring]
     {
@@ -62,11 +70,18 @@ import Testing
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
+        var data = Data()
+        let deadline = Date().addingTimeInterval(60)
+        while !String(decoding: data, as: UTF8.self).contains("ready\n") && Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }  // the writer exited before it was ready
+            data.append(chunk)
+        }
         Thread.sleep(forTimeInterval: delay)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        data.append(output.fileHandleForReading.readDataToEndOfFile())
         // Only whole lines count: a line cut by the kill was never fully reported.
         let text = String(decoding: data, as: UTF8.self)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: true)
