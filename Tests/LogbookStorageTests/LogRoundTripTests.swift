@@ -1,5 +1,6 @@
 import Foundation
 import LogbookStorage
+import LogbookTesting
 import Testing
 
 // Records written through Log come back byte for byte, at every size that matters: an empty
@@ -81,6 +82,25 @@ import Testing
             #expect(read.map(\.1) == Array(written[start...]))
         }
         try reopened.close()
+    }
+
+    @Test func activeSegmentRollsByAgeOnTheLogsClock() throws {
+        var settings = configuration(batch: 1)
+        settings.segmentAgeMaxNanoseconds = 60_000_000_000
+        let clock = SimulatedClock()
+        let fileSystem = SimulatedFileSystem()
+        let log = try Log.open(directory: "/log", fileSystem: fileSystem, configuration: settings, clock: clock)
+        try log.append([1], version: 1)
+        clock.advance(nanoseconds: 59_000_000_000)
+        try log.append([2], version: 2)
+        #expect(log.segmentCount == 1, "younger than the limit: no roll")
+        clock.advance(nanoseconds: 1_000_000_000)
+        try log.append([3], version: 3)
+        #expect(log.segmentCount == 2, "a minute old: rolled before the next batch")
+        try log.close()
+        let names = try fileSystem.contentsOfDirectory("/log")
+        #expect(names.contains(SegmentFileName.segment(baseOffset: 2)))
+        #expect(names.contains(SegmentFileName.index(baseOffset: 0)))
     }
 
     @Test func missingOrDamagedIndexIsRebuilt() throws {
