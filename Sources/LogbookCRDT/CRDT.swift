@@ -101,13 +101,8 @@ public final class CRDT<
         changes.reserveCapacity(fields.count)
         modifyRecord(recordId) { record in
             for (column, value) in fields {
-                let colVersion = (record.columnVersion(column)?.colVersion ?? 0) + 1
-                record.write(
-                    column,
-                    version: ColumnVersion(
-                        colVersion: colVersion, dbVersion: dbVersion, nodeId: nodeId,
-                        localDbVersion: dbVersion),
-                    value: value)
+                let colVersion = record.writeLocally(
+                    column, value: value, dbVersion: dbVersion, nodeId: nodeId)
                 changes.append(
                     Change(
                         recordId: recordId, colName: column, value: value,
@@ -154,15 +149,8 @@ public final class CRDT<
         guard getRecord(recordId)?.field(fieldName) != nil else { return nil }
         let dbVersion = clock.tick()
         let nodeId = self.nodeId
-        let colVersion = modifyRecord(recordId) { record -> UInt64 in
-            let colVersion = (record.columnVersion(fieldName)?.colVersion ?? 0) + 1
-            record.write(
-                fieldName,
-                version: ColumnVersion(
-                    colVersion: colVersion, dbVersion: dbVersion, nodeId: nodeId,
-                    localDbVersion: dbVersion),
-                value: nil)
-            return colVersion
+        let colVersion = modifyRecord(recordId) { record in
+            record.writeLocally(fieldName, value: nil, dbVersion: dbVersion, nodeId: nodeId)
         }
         return Change(
             recordId: recordId, colName: fieldName, value: nil, colVersion: colVersion,

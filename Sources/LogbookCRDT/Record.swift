@@ -103,6 +103,22 @@ public struct Record<C: Hashable & Codable & Sendable, V: Hashable & Codable & S
         highestLocalDbVersion = max(highestLocalDbVersion, version.localDbVersion)
     }
 
+    /// A local write: the column's version goes up by one and takes the local clock's
+    /// `dbVersion` (also its local version); nil `value` deletes the field. Returns the new
+    /// column version.
+    @inlinable mutating func writeLocally(_ column: C, value: V?, dbVersion: UInt64, nodeId: NodeId)
+        -> UInt64
+    {
+        let colVersion = (columnVersion(column)?.colVersion ?? 0) + 1
+        write(
+            column,
+            version: ColumnVersion(
+                colVersion: colVersion, dbVersion: dbVersion, nodeId: nodeId,
+                localDbVersion: dbVersion),
+            value: value)
+        return colVersion
+    }
+
     /// Checks the invariants in the type's documentation.
     @usableFromInline func checkInvariants() {
         if let index {

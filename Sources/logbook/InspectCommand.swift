@@ -15,16 +15,8 @@ struct InspectCommand: ParsableCommand {
     @OptionGroup var target: DirectoryArgument
 
     func run() throws {
-        let log: Log
-        do { log = try Log.open(directory: target.directory, createIfMissing: false) } catch {
-            throw exitWithError(error)
-        }
+        let (log, summaries) = try readSegmentSummaries(target.directory, label: "inspect")
         defer { try? log.close() }  // read-only use: nothing pending to lose
-        let bar = ProgressBar.isTerminal ? ProgressBar(label: "inspect") : nil
-        let summaries: [SegmentSummary]
-        do { summaries = try log.inspect { bar?.update($0, of: $1) } } catch {
-            throw exitWithError(error)
-        }
         print(
             "log \(target.directory): offsets \(log.startOffset)..<\(log.nextOffset), \(summaries.count) segments"
         )
@@ -62,6 +54,22 @@ struct InspectCommand: ParsableCommand {
 
     private func perRecord(_ bytes: Int64, _ records: Int) -> String {
         records > 0 ? String(format: "%.1f", Double(bytes) / Double(records)) : "-"
+    }
+}
+
+/// Opens an existing log and reads every batch of every segment, with progress on a
+/// terminal; failures become exit codes. The caller closes the log.
+func readSegmentSummaries(_ directory: String, label: String) throws -> (Log, [SegmentSummary]) {
+    let log: Log
+    do { log = try Log.open(directory: directory, createIfMissing: false) } catch {
+        throw exitWithError(error)
+    }
+    let bar = ProgressBar.isTerminal ? ProgressBar(label: label) : nil
+    do {
+        return (log, try log.inspect { bar?.update($0, of: $1) })
+    } catch {
+        try? log.close()  // read-only use: nothing pending to lose
+        throw exitWithError(error)
     }
 }
 

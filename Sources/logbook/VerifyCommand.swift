@@ -15,16 +15,8 @@ struct VerifyCommand: ParsableCommand {
     @OptionGroup var target: DirectoryArgument
 
     func run() throws {
-        let log: Log
-        do { log = try Log.open(directory: target.directory, createIfMissing: false) } catch {
-            throw exitWithError(error)
-        }
+        let (log, summaries) = try readSegmentSummaries(target.directory, label: "verify")
         defer { try? log.close() }  // read-only use: nothing pending to lose
-        let bar = ProgressBar.isTerminal ? ProgressBar(label: "verify") : nil
-        let summaries: [SegmentSummary]
-        do { summaries = try log.inspect { bar?.update($0, of: $1) } } catch {
-            throw exitWithError(error)
-        }
         let damaged = summaries.filter { $0.problem != nil }
         let batches = summaries.reduce(0) { $0 + $1.batchCount }
         let records = summaries.reduce(0) { $0 + $1.recordCount }

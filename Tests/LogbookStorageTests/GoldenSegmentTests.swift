@@ -1,5 +1,6 @@
 import Foundation
 import LogbookStorage
+import LogbookTesting
 import Testing
 
 // Golden files pin the on-disk format: Fixtures/segment-v1/records.seg was written by this

@@ -1,5 +1,6 @@
 import Foundation
 import LogbookStorage
+import LogbookTesting
 import Testing
 
 // The recovery policy, case by case: cutting the active segment at every byte position

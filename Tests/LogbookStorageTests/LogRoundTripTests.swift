@@ -89,7 +89,8 @@ import Testing
         settings.segmentAgeMaxNanoseconds = 60_000_000_000
         let clock = SimulatedClock()
         let fileSystem = SimulatedFileSystem()
-        let log = try Log.open(directory: "/log", fileSystem: fileSystem, configuration: settings, clock: clock)
+        let log = try Log.open(
+            directory: "/log", fileSystem: fileSystem, configuration: settings, clock: clock)
         try log.append([1], version: 1)
         clock.advance(nanoseconds: 59_000_000_000)
         try log.append([2], version: 2)
