@@ -95,11 +95,12 @@ public final class CRDT<
         _ recordId: K, flags: UInt32, fields: [(C, V)]
     ) -> [Change<K, C, V>] {
         let dbVersion = clock.tick()
-        if data.index(forKey: recordId) == nil && isTombstoned(recordId) { return [] }
+        let index = data.index(forKey: recordId)
+        if index == nil && isTombstoned(recordId) { return [] }
         let nodeId = self.nodeId
         var changes: [Change<K, C, V>] = []
         changes.reserveCapacity(fields.count)
-        modifyRecord(recordId) { record in
+        modifyRecord(recordId, at: index) { record in
             for (column, value) in fields {
                 let colVersion = record.writeLocally(
                     column, value: value, dbVersion: dbVersion, nodeId: nodeId)
@@ -163,7 +164,17 @@ public final class CRDT<
     /// copied into this replica first; an unknown one starts empty.
     @inlinable @discardableResult
     func modifyRecord<R>(_ recordId: K, _ body: (inout Record<C, V>) -> R) -> R {
-        if let index = data.index(forKey: recordId) {
+        modifyRecord(recordId, at: data.index(forKey: recordId), body)
+    }
+
+    /// `modifyRecord(_:_:)` with the record's index already looked up (nil: not held here),
+    /// so a caller that needed the lookup anyway does not hash the id twice.
+    @inlinable @discardableResult
+    func modifyRecord<R>(
+        _ recordId: K, at knownIndex: Dictionary<K, Record<C, V>>.Index?,
+        _ body: (inout Record<C, V>) -> R
+    ) -> R {
+        if let index = knownIndex {
             let result = body(&data.values[index])
             #if LOGBOOK_VERIFY
                 data.values[index].checkInvariants()

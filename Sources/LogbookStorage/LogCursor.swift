@@ -15,7 +15,7 @@ public final class LogCursor {
 
     let fileSystem: any FileSystem
     private var spans: [SegmentSpan]
-    private var reader: SegmentReader?
+    @usableFromInline var reader: SegmentReader?
     private var currentFile: (any StorageFile)?
     private var currentPath = ""
     private var lastOffset: UInt64?
@@ -74,6 +74,7 @@ public final class LogCursor {
 
     /// Calls `body(offset, record)` for each record of the current batch at or after
     /// `startOffset`. The buffer is valid only during the call.
+    @inlinable
     public func forEachRecord<E: Error>(_ body: (UInt64, UnsafeRawBufferPointer) throws(E) -> Void)
         throws(E)
     {

@@ -62,6 +62,31 @@ public enum ChangeRecordCodec {
     public static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<
         ChangeRecord, ChangeRecordFailure
     > {
+        var change = Change<String, String, Value>(
+            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
+            localDbVersion: 0)
+        switch decode(bytes, into: &change) {
+        case .change: return .success(.change(change))
+        case .clock(let time): return .success(.clock(time))
+        case .failure(let failure): return .failure(failure)
+        }
+    }
+
+    /// What `decode(_:into:)` found.
+    public enum Outcome {
+        /// A change, now in the `into` argument.
+        case change
+        /// A clock record with this time (the `into` argument is untouched).
+        case clock(UInt64)
+        /// A malformed record.
+        case failure(ChangeRecordFailure)
+    }
+
+    /// Decodes one record occupying all of `bytes` into `change`, reusing its storage: the
+    /// replay loop's allocation-free form of `decode(_:)`.
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer, into change: inout Change<String, String, Value>
+    ) -> Outcome {
         var position = 0
         guard let kindByte = bytes.first, let kind = Kind(rawValue: kindByte) else {
             return .failure(.unknownKind(bytes.first))
@@ -71,7 +96,7 @@ public enum ChangeRecordCodec {
             return .failure(.truncated("localDbVersion"))
         }
         if kind == .clock {
-            return position == bytes.count ? .success(.clock(local)) : .failure(.trailingBytes)
+            return position == bytes.count ? .clock(local) : .failure(.trailingBytes)
         }
         guard let db = Varint.read(bytes, at: &position) else {
             return .failure(.truncated("dbVersion"))
@@ -85,9 +110,14 @@ public enum ChangeRecordCodec {
         guard let recordId = ValueCodec.readString(bytes, at: &position) else {
             return .failure(.truncated("recordId"))
         }
-        var change = Change<String, String, Value>(
-            recordId: recordId, colName: nil, value: nil, colVersion: tombstoneColumnVersion,
-            dbVersion: db, nodeId: node, localDbVersion: local, flags: UInt32(flags))
+        change.recordId = recordId
+        change.dbVersion = db
+        change.nodeId = node
+        change.localDbVersion = local
+        change.flags = UInt32(flags)
+        change.colName = nil
+        change.value = nil
+        change.colVersion = tombstoneColumnVersion
         if kind != .recordDeletion {
             guard let colVersion = Varint.read(bytes, at: &position) else {
                 return .failure(.truncated("colVersion"))
@@ -104,8 +134,7 @@ public enum ChangeRecordCodec {
                 change.value = value
             }
         }
-        guard position == bytes.count else { return .failure(.trailingBytes) }
-        return .success(.change(change))
+        return position == bytes.count ? .change : .failure(.trailingBytes)
     }
 }
 

@@ -12,6 +12,9 @@ enum Replayer {
         var statistics = ReplayStatistics()
         let total = log.sizeBytes
         var changes: [Change<String, String, Value>] = []
+        var scratch = Change<String, String, Value>(
+            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
+            localDbVersion: 0)
         var highestClock: UInt64 = 0
         do {
             let cursor = try log.makeCursor(from: log.startOffset)
@@ -19,9 +22,9 @@ enum Replayer {
                 guard let header = cursor.header else { break }
                 changes.removeAll(keepingCapacity: true)
                 try cursor.forEachRecord { (offset, bytes) throws(LogbookError) in
-                    switch ChangeRecordCodec.decode(bytes) {
-                    case .success(.change(let change)): changes.append(change)
-                    case .success(.clock(let time)): highestClock = max(highestClock, time)
+                    switch ChangeRecordCodec.decode(bytes, into: &scratch) {
+                    case .change: changes.append(scratch)
+                    case .clock(let time): highestClock = max(highestClock, time)
                     case .failure(let failure):
                         throw LogbookError(
                             .corruption, failure.description, path: cursor.location.path,
