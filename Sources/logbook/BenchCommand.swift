@@ -8,13 +8,18 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Measure Logbook with the standard workload (see docs/benchmarks.md).",
         discussion: """
             Suites: `log` (append in each durability mode, replay, open, bytes per change, and
-            LZ4's own decompression as the ceiling). Build with -c release for real figures:
+            LZ4's own decompression as the ceiling); `replay` (the read figures only). Build with -c release for real figures:
             swift run -c release logbook bench log
             """)
 
-    enum Suite: String, ExpressibleByArgument, CaseIterable { case log }
+    enum Suite: String, ExpressibleByArgument, CaseIterable {
+        /// Every log figure.
+        case log
+        /// Only the read figures (replay, open, size, LZ4 ceiling).
+        case replay
+    }
 
-    @Argument(help: "The suite to run: log.")
+    @Argument(help: "The suite to run: log (everything) or replay (read figures only).")
     var suite: Suite = .log
     @Option(help: "Records in the workload.")
     var records = 100_000
@@ -40,6 +45,7 @@ struct BenchCommand: AsyncParsableCommand {
         var standardError = StandardError()
         let benchmark = LogBenchmark(
             directory: directory, records: records, changes: changes, runs: runs, writers: writers,
+            readOnly: suite == .replay,
             progress: { step in
                 if showProgress {
                     print("\u{1B}[2K\r\(step)...", terminator: "", to: &standardError)

@@ -20,6 +20,8 @@ struct LogBenchmark {
     let changes: Int
     let runs: Int
     let writers: Int
+    /// Skip the append figures (write the log once, then measure reading it).
+    var readOnly = false
     var progress: (String) -> Void
 
     /// Pre-generates the operations so the generator's cost stays out of the timings.
@@ -42,6 +44,10 @@ struct LogBenchmark {
     func run() async throws -> [Result] {
         let operations = operations()
         var results: [Result] = []
+        if readOnly {
+            let (written, _) = try await append(operations, durability: .buffered, writers: 1)
+            return try readFigures(written: written)
+        }
         var appendSeconds: [Double] = []
         var written = 0
         for run in 0..<runs {
@@ -97,6 +103,12 @@ struct LogBenchmark {
 
         // The buffered log written last is the one every read benchmark uses.
         _ = try await append(operations, durability: .buffered, writers: 1)
+        return results + (try readFigures(written: written))
+    }
+
+    /// Size on disk, decode-only replay, open, and the LZ4 ceilings, on the log in `directory`.
+    private func readFigures(written: Int) throws -> [Result] {
+        var results: [Result] = []
         let size = try logSize()
         results.append(
             Result(
