@@ -46,34 +46,15 @@ extension Logbook {
     /// Bytes of all segment files.
     public var sizeBytes: Int64 { locked { log.sizeBytes } }
 
-    /// Streams the accepted changes appended at or after `offset`, in log order, with their
-    /// offsets; clock records are skipped. Reads from disk batch by batch (bounded memory),
-    /// outside the lock, so writers are not blocked. Throws `.corruption` naming the file and
-    /// offset of a bad record, and storage errors.
+    /// Calls `body` for every accepted change appended at or after `offset`, in log order;
+    /// see `changes(since:)` for the streaming form it is built on.
     public func forEachChange(
         since offset: UInt64,
         _ body: (UInt64, Change<String, String, Value>) throws(LogbookError) -> Void
     ) throws(LogbookError) {
-        let cursor: LogCursor
-        do {
-            cursor = try locked { () throws(StorageError) in try log.makeCursor(from: offset) }
-        } catch {
-            throw LogbookError(error)
-        }
-        while true {
-            let hasBatch: Bool
-            do { hasBatch = try cursor.next() } catch { throw LogbookError(error) }
-            guard hasBatch else { return }
-            try cursor.forEachRecord { (recordOffset, bytes) throws(LogbookError) in
-                switch ChangeRecordCodec.decode(bytes) {
-                case .success(.change(let change)): try body(recordOffset, change)
-                case .success(.clock): break
-                case .failure(let failure):
-                    throw LogbookError(
-                        .corruption, failure.description, path: cursor.location.path,
-                        logOffset: recordOffset)
-                }
-            }
+        var stream = try changes(since: offset)
+        while let (recordOffset, change) = try stream.next() {
+            try body(recordOffset, change)
         }
     }
 }

@@ -84,6 +84,9 @@ import Testing
         try logbook.forEachChange(since: 50) { offset, change in read.append((offset, change)) }
         #expect(read.map(\.1) == Array(written[50...]))
         #expect(read.first?.0 == 50)
+        var stream = try logbook.changes(since: 199)
+        #expect(try stream.next()?.change == written[199])
+        #expect(try stream.next() == nil)
         try logbook.close()
     }
 
