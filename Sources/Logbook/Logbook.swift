@@ -21,6 +21,9 @@ public final class Logbook: @unchecked Sendable {
     private var loggedClock: UInt64
     private var failure: LogbookError?
     private var encodeBuffer: [UInt8] = []
+    private var isCompacting = false
+    let fileSystem: any FileSystem
+    let logConfiguration: LogConfiguration
     /// The directory holding the log.
     public let directory: String
     /// This replica's node id.
@@ -31,12 +34,14 @@ public final class Logbook: @unchecked Sendable {
     public let replayStatistics: ReplayStatistics
 
     private init(
-        directory: String, nodeId: NodeId, durability: Durability,
+        directory: String, nodeId: NodeId, options: LogbookOptions,
         crdt: CRDT<String, String, Value>, log: Log, statistics: ReplayStatistics
     ) {
         self.directory = directory
         self.nodeId = nodeId
-        self.durability = durability
+        durability = options.durability
+        fileSystem = options.fileSystem
+        logConfiguration = options.log
         self.crdt = crdt
         self.log = log
         self.replayStatistics = statistics
@@ -85,7 +90,7 @@ public final class Logbook: @unchecked Sendable {
         let crdt = CRDT<String, String, Value>(nodeId: resolvedNode)
         let statistics = try Replayer.replay(log, into: crdt, progress: options.replayProgress)
         let logbook = Logbook(
-            directory: directory, nodeId: resolvedNode, durability: options.durability, crdt: crdt,
+            directory: directory, nodeId: resolvedNode, options: options, crdt: crdt,
             log: log, statistics: statistics)
         if options.durability == .groupCommit {
             logbook.startGroupCommit(delayNanoseconds: options.groupCommitDelayNanoseconds)
@@ -218,6 +223,54 @@ public final class Logbook: @unchecked Sendable {
             noteDurable: { [unowned self] offset in
                 self.locked { self.log.noteDurable(through: offset) }
             })
+    }
+
+    // MARK: Compaction
+
+    /// Compacts the sealed segments: keeps every (record, column)'s CRDT winner and live
+    /// tombstones, drops what they supersede, merges small neighbouring segments; see
+    /// `Compactor` and docs/maintenance.md. Appends continue while it runs; only the final
+    /// swap of each rewritten run takes the lock. One compaction at a time per instance.
+    ///
+    /// Durability: every rewritten segment is fsynced and swapped in with directory fsyncs;
+    /// a crash at any point leaves a log that opens to the same state.
+    public func compact(_ options: CompactionOptions = CompactionOptions()) throws(LogbookError)
+        -> CompactionReport
+    {
+        try locked { () throws(LogbookError) in
+            if let failure { throw failure }
+            guard !isCompacting else {
+                throw LogbookError(.failed, "a compaction is already running", path: directory)
+            }
+            isCompacting = true
+        }
+        defer { locked { isCompacting = false } }
+        return try Compactor.compact(self, options: options)
+    }
+
+    /// Under the lock: a cursor over the whole log (pending batch flushed) and the sealed
+    /// segments as runs of one, with what a rewrite needs.
+    func snapshotForCompaction() throws(LogbookError) -> (
+        LogCursor, [SegmentRun], String, any FileSystem, LogConfiguration
+    ) {
+        try locked { () throws(LogbookError) in
+            do throws(StorageError) {
+                let cursor = try log.makeCursor(from: log.startOffset)
+                let runs = log.sealedSegments.indices.map { log.sealedRun($0..<($0 + 1)) }
+                return (cursor, runs, log.directory, fileSystem, logConfiguration)
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+
+    /// Under the lock: swaps a rewritten run in.
+    func installCompacted(_ rewritten: RewrittenRun) throws(LogbookError) {
+        try locked { () throws(LogbookError) in
+            do throws(StorageError) { try log.installRewrite(rewritten) } catch {
+                throw fail(error)
+            }
+        }
     }
 
     func locked<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {

@@ -58,9 +58,11 @@ public struct RecoveryReport: Hashable, Sendable, CustomStringConvertible {
     public var rebuiltIndexes: [String] = []
     /// Leftover temporary files that were removed.
     public var removedTemporaryFiles: [String] = []
+    /// What was done about interrupted segment swaps (compaction).
+    public var swapActions: [String] = []
 
-    /// True when recovery changed nothing.
-    public var isClean: Bool { truncatedSegment == nil }
+    /// True when recovery cut nothing and found no interrupted swap.
+    public var isClean: Bool { truncatedSegment == nil && swapActions.isEmpty }
 
     /// One line per thing recovery did.
     public var description: String {
@@ -75,6 +77,7 @@ public struct RecoveryReport: Hashable, Sendable, CustomStringConvertible {
         if !rebuiltIndexes.isEmpty {
             lines.append("rebuilt indexes: \(rebuiltIndexes.joined(separator: ", "))")
         }
+        lines.append(contentsOf: swapActions)
         if !removedTemporaryFiles.isEmpty {
             lines.append(
                 "removed temporary files: \(removedTemporaryFiles.joined(separator: ", "))")

@@ -81,6 +81,7 @@ struct DemoCommand: AsyncParsableCommand {
         )
         var options = LogbookOptions()
         options.durability = .buffered
+        options.log.segmentSizeMax = 4 * 1024 * 1024  // several segments, so compaction has work
         do {
             let logbook = try Logbook.open(directory: directory, nodeId: 1, options: options)
             var workload = StandardWorkload(recordCount: records, seed: 42)
@@ -111,8 +112,22 @@ struct DemoCommand: AsyncParsableCommand {
             print(
                 "digest after replay: \(reopened.stateDigest()) (\(same ? "same as before closing" : "DIFFERENT"))"
             )
+            if !same {
+                try reopened.close()
+                throw ExitCode.failure
+            }
+
+            print("\n== Compaction: keep each column's winner and live tombstones, drop the rest")
+            var compaction = CompactionOptions()
+            compaction.dirtyRatioMin = 0
+            let report = try reopened.compact(compaction)
+            print(describeCompaction(report, dryRun: false))
+            let compactedDigest = reopened.stateDigest()
+            print(
+                "log on disk: \(formatBytes(size)) -> \(formatBytes(reopened.sizeBytes)); digest \(compactedDigest == digest ? "unchanged" : "CHANGED")"
+            )
             try reopened.close()
-            if !same { throw ExitCode.failure }
+            if compactedDigest != digest { throw ExitCode.failure }
             print("\nnext: logbook inspect \(directory); logbook export \(directory) | head")
         } catch let error as ExitCode {
             throw error

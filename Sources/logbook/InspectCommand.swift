@@ -45,7 +45,26 @@ struct InspectCommand: ParsableCommand {
             ratio(raw, disk), perRecord(disk, records),
         ])
         printTable(header: header, rows: rows)
+        printMaintenanceSummary()
         if summaries.contains(where: { $0.problem != nil }) { throw ExitCode(3) }
+    }
+
+    /// Dirty ratio and tombstones, from a dry-run compaction (needs an intact log).
+    private func printMaintenanceSummary() {
+        var options = LogbookOptions()
+        options.durability = .buffered
+        var dryRun = CompactionOptions()
+        dryRun.dryRun = true
+        do {
+            let logbook = try Logbook.open(directory: target.directory, options: options)
+            let report = try logbook.compact(dryRun)
+            try logbook.close()
+            print(
+                "dirty ratio: \(String(format: "%.2f", report.dirtyRatio)) of \(report.recordsBefore) sealed records are superseded; live tombstones: \(report.tombstones); live keys: \(report.liveKeys)"
+            )
+        } catch {
+            print("dirty ratio: unavailable (\(error))")
+        }
     }
 
     private func ratio(_ raw: Int64, _ disk: Int64) -> String {

@@ -16,7 +16,8 @@ struct LogbookCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, InitCommand.self, PutCommand.self, DeleteCommand.self,
             AppendCommand.self,
-            ExportCommand.self, InspectCommand.self, VerifyCommand.self, ReplayCommand.self,
+            ExportCommand.self, InspectCommand.self, CompactCommand.self, VerifyCommand.self,
+            ReplayCommand.self,
             BenchCommand.self, CrashWriterCommand.self,
         ]
     )

@@ -17,6 +17,7 @@ enum SegmentRecovery {
         clock: (any LogClock)?
     ) throws(StorageError) -> Outcome {
         var report = RecoveryReport()
+        report.swapActions = try SegmentSwap.recover(directory: directory, fileSystem: fileSystem)
         let names = try fileSystem.contentsOfDirectory(directory)
         for name in names where name.hasSuffix(SegmentFileName.temporarySuffix) {
             try fileSystem.removeFile(directory + "/" + name)

@@ -1,0 +1,225 @@
+import Foundation
+import LogbookCRDT
+import LogbookStorage
+
+/// How a compaction runs.
+public struct CompactionOptions: Sendable {
+    /// Compute and report, write nothing.
+    public var dryRun = false
+    /// Cap reading and writing at this many bytes per second; nil for no cap.
+    public var bytesPerSecondMax: Int64? = nil
+    /// Skip the rewrite unless at least this fraction of the sealed records is superseded
+    /// (0 rewrites whenever anything can be dropped). Default 0.5, as Kafka's cleaner.
+    public var dirtyRatioMin = 0.5
+    /// Compress the rewritten segments with LZ4 HC at this level; nil (the default) for fast
+    /// LZ4. HC shrinks segments by a few percent more and costs several times the CPU.
+    public var hcLevel: Int32? = nil
+
+    /// The defaults.
+    public init() {}
+}
+
+/// What a compaction found and did.
+public struct CompactionReport: Sendable {
+    /// Sealed segments before and after.
+    public var segmentsBefore = 0
+    /// Sealed segments before and after.
+    public var segmentsAfter = 0
+    /// Records in the sealed segments before.
+    public var recordsBefore = 0
+    /// Records kept (or that would be kept).
+    public var recordsAfter = 0
+    /// Bytes of the sealed segments before.
+    public var bytesBefore: Int64 = 0
+    /// Bytes of the sealed segments after (estimated on a dry run).
+    public var bytesAfter: Int64 = 0
+    /// Uncompressed record bytes read by the rewrite.
+    public var rawBytesRead: Int64 = 0
+    /// Superseded fraction of the sealed records.
+    public var dirtyRatio = 0.0
+    /// Live (record, column) keys in the whole log.
+    public var liveKeys = 0
+    /// Live tombstones in the whole log.
+    public var tombstones = 0
+    /// True when segments were rewritten.
+    public var didRewrite = false
+    /// Why nothing was rewritten, when nothing was.
+    public var skippedBecause: String?
+    /// Wall time.
+    public var seconds = 0.0
+}
+
+/// Seconds elapsed since `start`.
+func seconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+/// Compaction, the policy half: pass 1 finds what is live (`LiveSet`), pass 2 rewrites the
+/// sealed segments keeping only that, through the storage layer's crash-safe swap.
+///
+/// Offsets keep their numbers (dropped records leave holes); clock records are always
+/// kept; small neighbouring segments are merged into one of at most `segmentSizeMax`. The
+/// active segment is never touched, and appends continue meanwhile: only the swap itself
+/// takes the Logbook's lock. Replaying the compacted log gives the same `stateDigest()`.
+enum Compactor {
+    static func compact(_ logbook: Logbook, options: CompactionOptions) throws(LogbookError)
+        -> CompactionReport
+    {
+        let started = ContinuousClock.now
+        let (cursor, runs, directory, fileSystem, configuration) =
+            try logbook.snapshotForCompaction()
+        var live = LiveSet()
+        try forEachChange(cursor) { offset, change in live.note(change, at: offset) }
+        var report = CompactionReport()
+        report.segmentsBefore = runs.reduce(0) { $0 + $1.segments.count }
+        report.bytesBefore = runs.reduce(0) { $0 + $1.sizeBytes }
+        report.liveKeys = live.liveKeyCount
+        report.tombstones = live.tombstoneCount
+        var settings = configuration
+        settings.hcLevel = options.hcLevel
+        var plans: [(SegmentRun, kept: Int, read: Int)] = []
+        for run in runs {
+            let (read, kept) = try countLive(
+                run, live: live, directory: directory, fileSystem: fileSystem)
+            plans.append((run, kept, read))
+        }
+        report.recordsBefore = plans.reduce(0) { $0 + $1.read }
+        report.recordsAfter = plans.reduce(0) { $0 + $1.kept }
+        report.dirtyRatio =
+            report.recordsBefore == 0
+            ? 0 : Double(report.recordsBefore - report.recordsAfter) / Double(report.recordsBefore)
+        let merged = mergeSmallNeighbours(
+            plans, segmentSizeMax: Int64(configuration.segmentSizeMax))
+        report.segmentsAfter = merged.count
+        if report.recordsBefore == report.recordsAfter && merged.count == report.segmentsBefore {
+            report.skippedBecause = "nothing to drop and nothing to merge"
+        } else if report.dirtyRatio < options.dirtyRatioMin && merged.count == report.segmentsBefore
+        {
+            report.skippedBecause = String(
+                format: "dirty ratio %.2f is below %.2f", report.dirtyRatio, options.dirtyRatioMin)
+        }
+        if options.dryRun || report.skippedBecause != nil {
+            report.segmentsAfter =
+                report.skippedBecause == nil ? merged.count : report.segmentsBefore
+            report.bytesAfter =
+                report.skippedBecause == nil
+                ? merged.reduce(0) {
+                    $0 + Int64(Double($1.run.sizeBytes) * Double($1.kept) / Double(max(1, $1.read)))
+                }
+                : report.bytesBefore
+            report.seconds = seconds(since: started)
+            return report
+        }
+        for plan in merged {
+            let rewritten = try rewrite(
+                plan.run, live: live, directory: directory, fileSystem: fileSystem,
+                configuration: settings, options: options)
+            report.rawBytesRead += rewritten.rawBytesRead
+            report.bytesAfter += rewritten.index.segmentSize
+            try logbook.installCompacted(rewritten)
+        }
+        report.didRewrite = true
+        report.seconds = seconds(since: started)
+        return report
+    }
+
+    /// Counts the records of a run, and the live ones, by reading it (decode only).
+    private static func countLive(
+        _ run: SegmentRun, live: LiveSet, directory: String, fileSystem: any FileSystem
+    ) throws(LogbookError) -> (read: Int, kept: Int) {
+        var read = 0
+        var kept = 0
+        do {
+            _ = try SegmentRewriter.scan(run, directory: directory, fileSystem: fileSystem) {
+                (offset, record) throws(StorageError) in
+                read += 1
+                if case .drop = try decision(offset, record, live: live) {} else { kept += 1 }
+            }
+        } catch {
+            throw LogbookError(error)
+        }
+        return (read, kept)
+    }
+
+    private static func rewrite(
+        _ run: SegmentRun, live: LiveSet, directory: String, fileSystem: any FileSystem,
+        configuration: LogConfiguration,
+        options: CompactionOptions
+    ) throws(LogbookError) -> RewrittenRun {
+        do {
+            return try SegmentRewriter.rewrite(
+                run, directory: directory, fileSystem: fileSystem, configuration: configuration,
+                bytesPerSecondMax: options.bytesPerSecondMax
+            ) { (offset, record) throws(StorageError) in
+                try decision(offset, record, live: live)
+            }
+        } catch {
+            throw LogbookError(error)
+        }
+    }
+
+    /// Keep or drop one stored record.
+    private static func decision(_ offset: UInt64, _ record: UnsafeRawBufferPointer, live: LiveSet)
+        throws(StorageError) -> RecordRewrite
+    {
+        var change = Change<String, String, Value>(
+            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
+            localDbVersion: 0)
+        switch ChangeRecordCodec.decode(record, into: &change) {
+        case .clock(let time): return .keep(version: time)
+        case .change:
+            return live.isLive(change, at: offset) ? .keep(version: change.localDbVersion) : .drop
+        case .failure(let failure):
+            throw StorageError(.corruption, failure.description, logOffset: offset)
+        }
+    }
+
+    /// Greedily joins consecutive runs whose live bytes fit one segment.
+    private static func mergeSmallNeighbours(
+        _ plans: [(SegmentRun, kept: Int, read: Int)], segmentSizeMax: Int64
+    ) -> [(run: SegmentRun, kept: Int, read: Int)] {
+        var merged: [(run: SegmentRun, kept: Int, read: Int)] = []
+        var liveBytes: Int64 = 0
+        for (run, kept, read) in plans {
+            let estimate = Int64(Double(run.sizeBytes) * Double(kept) / Double(max(1, read)))
+            if var last = merged.last, liveBytes + estimate <= segmentSizeMax {
+                last.run.segments += run.segments
+                last.run.endOffset = run.endOffset
+                last.kept += kept
+                last.read += read
+                merged[merged.count - 1] = last
+                liveBytes += estimate
+            } else {
+                merged.append((run, kept, read))
+                liveBytes = estimate
+            }
+        }
+        return merged
+    }
+
+    /// Decodes every record of the cursor, calling `body` for each change (clock records
+    /// are always kept, so pass 1 skips them).
+    private static func forEachChange(
+        _ cursor: LogCursor, _ body: (UInt64, Change<String, String, Value>) -> Void
+    ) throws(LogbookError) {
+        var change = Change<String, String, Value>(
+            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
+            localDbVersion: 0)
+        while true {
+            let hasBatch: Bool
+            do { hasBatch = try cursor.next() } catch { throw LogbookError(error) }
+            guard hasBatch else { return }
+            try cursor.forEachRecord { (offset, bytes) throws(LogbookError) in
+                switch ChangeRecordCodec.decode(bytes, into: &change) {
+                case .change: body(offset, change)
+                case .clock: break
+                case .failure(let failure):
+                    throw LogbookError(
+                        .corruption, failure.description, path: cursor.location.path,
+                        logOffset: offset)
+                }
+            }
+        }
+    }
+}

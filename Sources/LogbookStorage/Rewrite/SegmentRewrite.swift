@@ -1,0 +1,205 @@
+import Foundation
+
+/// What a rewrite does with one record of the segments it reads.
+public enum RecordRewrite: Sendable {
+    /// Keep the record as it is; `version` is its caller version (records do not store it).
+    case keep(version: UInt64)
+    /// Keep the offset but store these bytes with this version instead.
+    case replace([UInt8], version: UInt64)
+    /// Leave the offset empty (a hole).
+    case drop
+}
+
+/// Consecutive sealed segments chosen for a rewrite, as they were when chosen.
+public struct SegmentRun: Hashable, Sendable {
+    /// The segments, oldest first.
+    public var segments: [SegmentIndex]
+    /// The first offset after the run: the base offset of the segment that follows it.
+    public var endOffset: UInt64
+
+    /// The run's first offset, which names the rewritten segment.
+    public var baseOffset: UInt64 { segments.first?.baseOffset ?? endOffset }
+    /// Bytes of the segments in the run.
+    public var sizeBytes: Int64 { segments.reduce(0) { $0 + $1.segmentSize } }
+}
+
+/// A run rewritten into one `.cleaned` file, synced, ready for `Log.installRewrite`.
+public struct RewrittenRun: Sendable {
+    /// The run it replaces.
+    public var run: SegmentRun
+    /// The index of the new segment.
+    public var index: SegmentIndex
+    /// Records read from the run.
+    public var recordsRead = 0
+    /// Records written (kept or replaced).
+    public var recordsWritten = 0
+    /// Uncompressed record bytes read and written.
+    public var rawBytesRead: Int64 = 0
+    /// Uncompressed record bytes written.
+    public var rawBytesWritten: Int64 = 0
+}
+
+/// Phase 1 of a crash-safe segment swap (the mechanism; what to keep is the caller's policy).
+///
+/// Reads the run's sealed segments (immutable, so no lock is needed while appends go on),
+/// passes every record to `transform`, and writes the result as `<base>-<end>.seg.cleaned`,
+/// then fsyncs it. Nothing in the log changes until `Log.installRewrite` swaps it in; a crash
+/// before that leaves a `.cleaned` file that the next open deletes.
+public enum SegmentRewriter {
+    /// Writes the rewrite of `run`. `bytesPerSecondMax` throttles reading and writing.
+    public static func rewrite(
+        _ run: SegmentRun, directory: String, fileSystem: any FileSystem,
+        configuration: LogConfiguration,
+        bytesPerSecondMax: Int64? = nil,
+        transform: (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> RecordRewrite
+    ) throws(StorageError) -> RewrittenRun {
+        precondition(!run.segments.isEmpty, "empty run")
+        let name = SegmentFileName.cleaned(baseOffset: run.baseOffset, endOffset: run.endOffset)
+        let path = directory + "/" + name
+        if fileSystem.exists(path) { try fileSystem.removeFile(path) }
+        let output = try fileSystem.open(path, mode: .createNew)
+        var result = RewrittenRun(run: run, index: SegmentIndex(baseOffset: run.baseOffset))
+        var writer = RewriteWriter(file: output, configuration: configuration)
+        let started = ContinuousClock.now
+        var throttledBytes: Int64 = 0
+        try forEachRecord(of: run, directory: directory, fileSystem: fileSystem) {
+            (offset, record) throws(StorageError) in
+            result.recordsRead += 1
+            switch try transform(offset, record) {
+            case .drop:
+                return
+            case .keep(let version):
+                try writer.append(
+                    offset: offset, version: version, record: record, index: &result.index)
+                result.rawBytesWritten += Int64(record.count)
+            case .replace(let bytes, let version):
+                try writer.append(
+                    offset: offset, version: version, bytes: bytes, index: &result.index)
+                result.rawBytesWritten += Int64(bytes.count)
+            }
+            result.recordsWritten += 1
+        } afterBatch: { header in
+            result.rawBytesRead += Int64(header.rawLength)
+            throttledBytes += Int64(header.totalSize)
+            throttle(bytes: throttledBytes, since: started, bytesPerSecondMax: bytesPerSecondMax)
+        }
+        try writer.flush(index: &result.index)
+        try output.sync()
+        try output.close()
+        return result
+    }
+
+    /// Reads every record of a run, checked batch by batch; returns the records read.
+    @discardableResult
+    public static func scan(
+        _ run: SegmentRun, directory: String, fileSystem: any FileSystem,
+        _ body: (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> Void
+    ) throws(StorageError) -> Int {
+        var count = 0
+        try forEachRecord(of: run, directory: directory, fileSystem: fileSystem) {
+            (offset, record) throws(StorageError) in
+            count += 1
+            try body(offset, record)
+        } afterBatch: { _ in
+        }
+        return count
+    }
+
+    private static func forEachRecord(
+        of run: SegmentRun, directory: String, fileSystem: any FileSystem,
+        _ body: (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> Void,
+        afterBatch: (BatchHeader) -> Void
+    ) throws(StorageError) {
+        for segment in run.segments {
+            let segmentPath =
+                directory + "/" + SegmentFileName.segment(baseOffset: segment.baseOffset)
+            let input = try fileSystem.open(segmentPath, mode: .read)
+            defer { try? input.close() }  // read-only: nothing to lose
+            let reader = SegmentReader(
+                file: input, from: 0, to: segment.segmentSize, previousBatchCRC: 0)
+            while true {
+                let step = try reader.next()
+                guard case .batch(let header, _) = step else {
+                    if case .invalid(let position, let reason, let header) = step {
+                        throw StorageError(
+                            .corruption, reason, path: segmentPath, byteOffset: position,
+                            logOffset: header?.baseOffset)
+                    }
+                    break
+                }
+                var failure: StorageError?
+                _ = reader.raw.withUnsafeBytes { payload in
+                    BatchDecoder.forEachRecord(payload) { delta, record in
+                        do throws(StorageError) {
+                            try body(header.baseOffset + delta, record)
+                            return true
+                        } catch {
+                            failure = error
+                            return false
+                        }
+                    }
+                }
+                if let failure { throw failure.located(path: segmentPath) }
+                afterBatch(header)
+            }
+        }
+    }
+
+    /// Sleeps until `bytes` fit under the rate since `started`.
+    private static func throttle(
+        bytes: Int64, since started: ContinuousClock.Instant, bytesPerSecondMax: Int64?
+    ) {
+        guard let rate = bytesPerSecondMax, rate > 0 else { return }
+        let due = Double(bytes) / Double(rate)
+        let elapsed = ContinuousClock.now - started
+        let elapsedSeconds =
+            Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if due > elapsedSeconds { Thread.sleep(forTimeInterval: due - elapsedSeconds) }
+    }
+}
+
+/// Batches records into the file being rewritten, chaining CRCs and indexing as it goes.
+struct RewriteWriter {
+    let file: any StorageFile
+    let configuration: LogConfiguration
+    var encoder = BatchEncoder()
+    var lastCRC: UInt32 = 0
+
+    init(file: any StorageFile, configuration: LogConfiguration) {
+        self.file = file
+        self.configuration = configuration
+    }
+
+    mutating func append(
+        offset: UInt64, version: UInt64, record: UnsafeRawBufferPointer, index: inout SegmentIndex
+    ) throws(StorageError) {
+        if !encoder.canAppend(byteCount: record.count) { try flush(index: &index) }
+        encoder.append(offset: offset, version: version, record: record)
+        if encoder.rawSize >= configuration.batchSizeTarget { try flush(index: &index) }
+    }
+
+    mutating func append(offset: UInt64, version: UInt64, bytes: [UInt8], index: inout SegmentIndex)
+        throws(StorageError)
+    {
+        var failure: StorageError?
+        bytes.withUnsafeBytes { record in
+            do throws(StorageError) {
+                try append(offset: offset, version: version, record: record, index: &index)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    mutating func flush(index: inout SegmentIndex) throws(StorageError) {
+        guard !encoder.isEmpty else { return }
+        let (bytes, header) = encoder.encode(
+            previousBatchCRC: lastCRC, hcLevel: configuration.hcLevel)
+        let position = index.segmentSize
+        try file.write(bytes, at: position)
+        index.noteBatch(header, at: position, intervalBytes: configuration.indexIntervalBytes)
+        lastCRC = header.batchCRC
+        encoder.reset()
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import Logbook
+
+/// `logbook compact DIR [--dry-run] [--throttle MB/s]`.
+struct CompactCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compact",
+        abstract: "Drop superseded changes from the sealed segments.",
+        discussion: """
+            Keeps each (record, column)'s CRDT winner and every live tombstone, drops what they
+            supersede, merges small neighbouring segments, and swaps the result in crash-safely.
+            Offsets keep their numbers. The active segment is never touched. Tombstones
+            themselves are removed only by tombstone GC (a later release).
+            """)
+
+    @OptionGroup var target: DirectoryArgument
+    @Flag(help: "Report what would be removed; write nothing.")
+    var dryRun = false
+    @Option(help: "Limit reading and writing to this many megabytes per second.")
+    var throttle: Double?
+    @Option(help: "Rewrite only when at least this fraction of sealed records is superseded.")
+    var dirtyRatio = 0.0
+    @Option(help: "Compress the output with LZ4 HC at this level (1-12); default fast LZ4.")
+    var hc: Int32?
+
+    func validate() throws {
+        if let throttle, throttle <= 0 { throw ValidationError("--throttle must be positive") }
+        guard (0...1).contains(dirtyRatio) else {
+            throw ValidationError("--dirty-ratio must be within 0...1")
+        }
+        if let hc, !(1...12).contains(hc) { throw ValidationError("--hc must be within 1...12") }
+    }
+
+    func run() throws {
+        let logbook = try openLogbook(target.directory, durability: .buffered)
+        var options = CompactionOptions()
+        options.dryRun = dryRun
+        options.dirtyRatioMin = dirtyRatio
+        options.bytesPerSecondMax = throttle.map { Int64($0 * 1_000_000) }
+        options.hcLevel = hc
+        do {
+            let report = try logbook.compact(options)
+            try logbook.close()
+            print(describeCompaction(report, dryRun: dryRun))
+        } catch {
+            throw exitWithError(error)
+        }
+    }
+}
+
+/// The report as a few readable lines.
+func describeCompaction(_ report: CompactionReport, dryRun: Bool) -> String {
+    var lines: [String] = []
+    let verb = dryRun ? "would keep" : "kept"
+    lines.append(
+        "sealed segments: \(report.segmentsBefore) -> \(report.segmentsAfter); records: \(report.recordsBefore) -> \(report.recordsAfter) (\(verb) \(report.recordsAfter), dirty ratio \(String(format: "%.2f", report.dirtyRatio)))"
+    )
+    lines.append(
+        "bytes: \(formatBytes(report.bytesBefore)) -> \(formatBytes(report.bytesAfter))\(dryRun ? " (estimated)" : "")"
+    )
+    lines.append(
+        "live keys: \(report.liveKeys), live tombstones: \(report.tombstones), time: \(String(format: "%.3f", report.seconds)) s"
+    )
+    if let reason = report.skippedBecause { lines.append("nothing rewritten: \(reason)") }
+    return lines.joined(separator: "\n")
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookStorage
+import LogbookTesting
+import Testing
+
+// Compaction keeps exactly what the state needs: a compacted log replays to the same state
+// digest, clock and sync output; offsets keep their numbers; repeating it converges to a
+// no-op; a power cut at any system call of a compaction leaves a log that opens to the same
+// state; and appends may run while it works.
+@Suite struct CompactionTests {
+    private func options(
+        _ fileSystem: any FileSystem = PosixFileSystem(), durability: Durability = .buffered
+    ) -> LogbookOptions {
+        var options = LogbookOptions()
+        options.durability = durability
+        options.fileSystem = fileSystem
+        options.log.segmentSizeMax = 4096
+        options.log.batchSizeTarget = 512
+        return options
+    }
+
+    private func everything() -> CompactionOptions {
+        var settings = CompactionOptions()
+        settings.dirtyRatioMin = 0
+        return settings
+    }
+
+    private func writeWorkload(_ logbook: Logbook, seed: UInt64, steps: Int = 600) async throws {
+        var workload = Workload(seed: seed, recordCount: 12)
+        for _ in 0..<steps { _ = try await workload.step(logbook) }
+        try logbook.sync()
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 4])
+    func compactedLogReplaysToTheSameState(seed: UInt64) async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(directory: directory.path, nodeId: 1, options: options())
+        try await writeWorkload(logbook, seed: seed)
+        let digest = logbook.stateDigest()
+        let clock = logbook.clock()
+        let sync = logbook.getChangesSince(0)
+        var before: [UInt64: Change<String, String, Value>] = [:]
+        try logbook.forEachChange(since: 0) { offset, change in before[offset] = change }
+        let sizeBefore = logbook.sizeBytes
+
+        let report = try logbook.compact(everything())
+        #expect(report.didRewrite, "seed=\(seed)")
+        #expect(report.recordsAfter < report.recordsBefore)
+        #expect(logbook.sizeBytes < sizeBefore)
+        #expect(logbook.stateDigest() == digest)
+        var after: [UInt64: Change<String, String, Value>] = [:]
+        try logbook.forEachChange(since: 0) { offset, change in after[offset] = change }
+        #expect(after.count < before.count)
+        for (offset, change) in after {
+            #expect(before[offset] == change, "offset \(offset) kept its number and change")
+        }
+        try logbook.close()
+
+        let reopened = try Logbook.open(directory: directory.path, options: options())
+        #expect(reopened.stateDigest() == digest, "seed=\(seed)")
+        #expect(reopened.clock() == clock, "seed=\(seed)")
+        #expect(reopened.getChangesSince(0) == sync, "seed=\(seed)")
+        try reopened.close()
+    }
+
+    @Test func repeatedCompactionConvergesToANoOp() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(directory: directory.path, nodeId: 1, options: options())
+        try await writeWorkload(logbook, seed: 9)
+        let digest = logbook.stateDigest()
+        var rounds = 0
+        while try logbook.compact(everything()).didRewrite {
+            rounds += 1
+            #expect(logbook.stateDigest() == digest)
+            #expect(rounds <= 3, "compaction must settle")
+            if rounds > 3 { break }
+        }
+        #expect(rounds >= 1)
+        let last = try logbook.compact(everything())
+        #expect(!last.didRewrite)
+        #expect(last.recordsAfter == last.recordsBefore)
+        try logbook.close()
+    }
+
+    @Test func dryRunAndDirtyRatioThresholdWriteNothing() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(directory: directory.path, nodeId: 1, options: options())
+        try await writeWorkload(logbook, seed: 5)
+        let size = logbook.sizeBytes
+        var dryRun = everything()
+        dryRun.dryRun = true
+        let report = try logbook.compact(dryRun)
+        #expect(!report.didRewrite)
+        #expect(report.dirtyRatio > 0)
+        #expect(report.bytesAfter < report.bytesBefore)
+        var strict = CompactionOptions()
+        strict.dirtyRatioMin = 1.01
+        _ = try logbook.compact(strict)
+        #expect(logbook.sizeBytes == size)
+        try logbook.close()
+    }
+
+    @Test(arguments: Array(UInt64(1)...12))
+    func aPowerCutAnywhereInACompactionLosesNothing(seed: UInt64) async throws {
+        // Count the system calls of a full compaction on a twin, then cut the power at every
+        // one of them in turn.
+        let twin = SimulatedFileSystem()
+        let reference = try Logbook.open(directory: "/data", nodeId: 1, options: options(twin))
+        try await writeWorkload(reference, seed: seed, steps: 1500)
+        let before = twin.operationCount
+        _ = try reference.compact(everything())
+        let callsInCompaction = twin.operationCount - before
+        let digest = reference.stateDigest()
+        try reference.close()
+        guard callsInCompaction > 5 else {
+            Issue.record("seed=\(seed): the compaction made only \(callsInCompaction) system calls")
+            return
+        }
+
+        var random = SeededGenerator(seed: seed)
+        for cut in 0..<callsInCompaction {
+            let fileSystem = SimulatedFileSystem()
+            let logbook = try Logbook.open(
+                directory: "/data", nodeId: 1, options: options(fileSystem))
+            try await writeWorkload(logbook, seed: seed, steps: 1500)
+            #expect(logbook.stateDigest() == digest)
+            fileSystem.failOperations(after: cut)
+            _ = try? logbook.compact(everything())
+            fileSystem.crash(using: &random)
+            let reopened = try Logbook.open(directory: "/data", options: options(fileSystem))
+            #expect(
+                reopened.stateDigest() == digest, "seed=\(seed) cut=\(cut) of \(callsInCompaction)")
+            let names = try fileSystem.contentsOfDirectory("/data")
+            #expect(
+                !names.contains {
+                    $0.hasSuffix(".swap") || $0.hasSuffix(".cleaned") || $0.hasSuffix(".deleted")
+                })
+            try reopened.close()
+        }
+    }
+
+    @Test func appendsContinueWhileCompactionRuns() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(
+            directory: directory.path, nodeId: 1, options: options(durability: .groupCommit))
+        try await writeWorkload(logbook, seed: 3, steps: 800)
+        async let compaction: CompactionReport = Task.detached { try logbook.compact(everything()) }
+            .value
+        for number in 0..<200 {
+            try await logbook.insertOrUpdate("late/\(number)", fields: [("n", .int(Int64(number)))])
+        }
+        let report = try await compaction
+        #expect(report.didRewrite)
+        let digest = logbook.stateDigest()
+        #expect(logbook.records().keys.filter { $0.hasPrefix("late/") }.count == 200)
+        try logbook.close()
+        let reopened = try Logbook.open(directory: directory.path, options: options())
+        #expect(reopened.stateDigest() == digest)
+        try reopened.close()
+    }
+}
