@@ -6,7 +6,7 @@ import LogbookCRDT
 /// `logbook crash-writer DIR`: the child process of the kill -9 crash test.
 ///
 /// Concurrent tasks append with `.groupCommit`; after each acknowledgement the writer prints
-/// `ready` once the log is open, then `ack <record> <value>` on standard output (one write per line, so a line on the pipe
+/// `ready` once the log is open, then `ack <record> <step>` on standard output (one write per line, so a line on the pipe
 /// means the append returned). The test kills it with SIGKILL at a random moment and checks
 /// that every acknowledged line is in the reopened log.
 struct CrashWriterCommand: AsyncParsableCommand {
@@ -20,11 +20,17 @@ struct CrashWriterCommand: AsyncParsableCommand {
     var writers = 8
     @Option(help: "Stop after this many appends per writer.")
     var appends = 1_000_000
+    @Option(help: "Records each writer overwrites in turn (so compaction has work).")
+    var keys = 50
+    @Flag(help: "Compact continuously on a separate thread while writing.")
+    var compact = false
 
     func run() async throws {
         var options = LogbookOptions()
         options.durability = .groupCommit
-        options.log.segmentSizeMax = 256 * 1024  // roll often, so kills land around rolls too
+        // Roll often, so kills land around rolls, and compaction has sealed segments to do.
+        options.log.segmentSizeMax = compact ? 16 * 1024 : 256 * 1024
+        options.log.batchSizeTarget = 4096
         let logbook: Logbook
         do {
             logbook = try Logbook.open(directory: target.directory, nodeId: 1, options: options)
@@ -33,11 +39,12 @@ struct CrashWriterCommand: AsyncParsableCommand {
         }
         let pid = ProcessInfo.processInfo.processIdentifier
         FileHandle.standardOutput.write(Data("ready\n".utf8))
+        if compact { startCompacting(logbook) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<writers {
                 group.addTask {
                     for step in 0..<appends {
-                        let recordId = "p\(pid)/w\(writer)/\(step)"
+                        let recordId = "p\(pid)/w\(writer)/\(step % keys)"
                         try await logbook.insertOrUpdate(
                             recordId,
                             fields: [("step", .int(Int64(step))), ("pad", "xxxxxxxxxxxxxxxx")])
@@ -48,5 +55,21 @@ struct CrashWriterCommand: AsyncParsableCommand {
             try await group.waitForAll()
         }
         try logbook.close()
+    }
+
+    /// Compacts in a loop on its own thread (compaction blocks, so it stays off the pool).
+    private func startCompacting(_ logbook: Logbook) {
+        let thread = Thread {
+            var options = CompactionOptions()
+            options.dirtyRatioMin = 0
+            while true {
+                if let report = try? logbook.compact(options), report.didRewrite {
+                    FileHandle.standardOutput.write(
+                        Data("compacted \(report.segmentsBefore)->\(report.segmentsAfter)\n".utf8))
+                }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+        thread.start()
     }
 }
