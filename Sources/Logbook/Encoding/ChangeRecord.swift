@@ -138,6 +138,67 @@ public enum ChangeRecordCodec {
     }
 }
 
+/// The identifying part of a stored change, read without building strings or values:
+/// what compaction needs to decide whether a record is still live.
+public struct ChangeRecordKey {
+    /// Set, field deletion, record deletion or clock.
+    public var kind: UInt8
+    /// The change's local version (or the clock time).
+    public var localDbVersion: UInt64
+    /// Origin clock, origin node, column version (0 for clock records).
+    public var dbVersion: UInt64
+    /// Origin node.
+    public var nodeId: UInt64
+    /// Column version (`UInt64.max` for a record deletion).
+    public var colVersion: UInt64
+    /// The record id's UTF-8 bytes, inside the record.
+    public var recordId: UnsafeRawBufferPointer
+    /// The column name's UTF-8 bytes (empty for record deletions and clocks).
+    public var column: UnsafeRawBufferPointer
+
+    /// True for a clock record.
+    public var isClock: Bool { kind == ChangeRecordCodec.Kind.clock.rawValue }
+    /// True for a record deletion.
+    public var isRecordDeletion: Bool { kind == ChangeRecordCodec.Kind.recordDeletion.rawValue }
+}
+
+extension ChangeRecordCodec {
+    /// Reads the key of a record; nil when the record is malformed (the value is not read,
+    /// so a damaged value is only caught by a full decode).
+    public static func readKey(_ bytes: UnsafeRawBufferPointer) -> ChangeRecordKey? {
+        guard let kindByte = bytes.first, let kind = Kind(rawValue: kindByte) else { return nil }
+        var position = 1
+        let empty = UnsafeRawBufferPointer(rebasing: bytes[0..<0])
+        guard let local = Varint.read(bytes, at: &position) else { return nil }
+        if kind == .clock {
+            return ChangeRecordKey(
+                kind: kind.rawValue, localDbVersion: local, dbVersion: 0, nodeId: 0, colVersion: 0,
+                recordId: empty, column: empty)
+        }
+        guard let db = Varint.read(bytes, at: &position), let node = Varint.read(bytes, at: &position),
+            Varint.read(bytes, at: &position) != nil, let recordId = slice(bytes, at: &position)
+        else { return nil }
+        var key = ChangeRecordKey(
+            kind: kind.rawValue, localDbVersion: local, dbVersion: db, nodeId: node, colVersion: tombstoneColumnVersion,
+            recordId: recordId, column: empty)
+        if kind != .recordDeletion {
+            guard let colVersion = Varint.read(bytes, at: &position), let column = slice(bytes, at: &position) else {
+                return nil
+            }
+            key.colVersion = colVersion
+            key.column = column
+        }
+        return key
+    }
+
+    private static func slice(_ bytes: UnsafeRawBufferPointer, at position: inout Int) -> UnsafeRawBufferPointer? {
+        guard let length = Varint.read(bytes, at: &position), length <= UInt64(bytes.count - position) else { return nil }
+        let end = position + Int(length)
+        defer { position = end }
+        return UnsafeRawBufferPointer(rebasing: bytes[position..<end])
+    }
+}
+
 /// Why a record is not a `ChangeRecord`.
 public enum ChangeRecordFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// The first byte is not a known kind (nil: the record is empty).

@@ -70,7 +70,7 @@ enum Compactor {
         let (cursor, runs, directory, fileSystem, configuration) =
             try logbook.snapshotForCompaction()
         var live = LiveSet()
-        try forEachChange(cursor) { offset, change in live.note(change, at: offset) }
+        try forEachKey(cursor) { offset, key in live.note(key, at: offset) }
         var report = CompactionReport()
         report.segmentsBefore = runs.reduce(0) { $0 + $1.segments.count }
         report.bytesBefore = runs.reduce(0) { $0 + $1.sizeBytes }
@@ -160,19 +160,11 @@ enum Compactor {
     }
 
     /// Keep or drop one stored record.
-    private static func decision(_ offset: UInt64, _ record: UnsafeRawBufferPointer, live: LiveSet)
-        throws(StorageError) -> RecordRewrite
-    {
-        var change = Change<String, String, Value>(
-            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
-            localDbVersion: 0)
-        switch ChangeRecordCodec.decode(record, into: &change) {
-        case .clock(let time): return .keep(version: time)
-        case .change:
-            return live.isLive(change, at: offset) ? .keep(version: change.localDbVersion) : .drop
-        case .failure(let failure):
-            throw StorageError(.corruption, failure.description, logOffset: offset)
+    private static func decision(_ offset: UInt64, _ record: UnsafeRawBufferPointer, live: LiveSet) throws(StorageError) -> RecordRewrite {
+        guard let key = ChangeRecordCodec.readKey(record) else {
+            throw StorageError(.corruption, "malformed change record", logOffset: offset)
         }
+        return live.isLive(key, at: offset) ? .keep(version: key.localDbVersion) : .drop
     }
 
     /// Greedily joins consecutive runs whose live bytes fit one segment.
@@ -198,27 +190,19 @@ enum Compactor {
         return merged
     }
 
-    /// Decodes every record of the cursor, calling `body` for each change (clock records
-    /// are always kept, so pass 1 skips them).
-    private static func forEachChange(
-        _ cursor: LogCursor, _ body: (UInt64, Change<String, String, Value>) -> Void
+    /// Reads the key of every record of the cursor (no strings or values are built).
+    private static func forEachKey(
+        _ cursor: LogCursor, _ body: (UInt64, ChangeRecordKey) -> Void
     ) throws(LogbookError) {
-        var change = Change<String, String, Value>(
-            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
-            localDbVersion: 0)
         while true {
             let hasBatch: Bool
             do { hasBatch = try cursor.next() } catch { throw LogbookError(error) }
             guard hasBatch else { return }
             try cursor.forEachRecord { (offset, bytes) throws(LogbookError) in
-                switch ChangeRecordCodec.decode(bytes, into: &change) {
-                case .change: body(offset, change)
-                case .clock: break
-                case .failure(let failure):
-                    throw LogbookError(
-                        .corruption, failure.description, path: cursor.location.path,
-                        logOffset: offset)
+                guard let key = ChangeRecordCodec.readKey(bytes) else {
+                    throw LogbookError(.corruption, "malformed change record", path: cursor.location.path, logOffset: offset)
                 }
+                body(offset, key)
             }
         }
     }

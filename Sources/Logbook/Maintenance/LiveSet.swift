@@ -29,17 +29,17 @@ struct LiveSet {
     /// Records and changes seen per sealed segment base offset, for the dirty ratio.
     private(set) var recordsRead = 0
 
-    mutating func note(_ change: Change<String, String, Value>, at offset: UInt64) {
+    mutating func note(_ change: ChangeRecordKey, at offset: UInt64) {
         recordsRead += 1
-        guard let column = change.colName else {
+        if change.isClock { return }
+        if change.isRecordDeletion {
             let key = Self.recordKey(change.recordId)
             deletions[key] = max(deletions[key] ?? 0, offset)
             return
         }
-        let (key, check) = Self.columnKey(change.recordId, column)
+        let (key, check) = Self.columnKey(change.recordId, change.column)
         let candidate = Winner(
-            offset: offset, colVersion: change.colVersion, dbVersion: change.dbVersion,
-            nodeId: change.nodeId,
+            offset: offset, colVersion: change.colVersion, dbVersion: change.dbVersion, nodeId: change.nodeId,
             check: check, collided: false)
         guard var current = winners[key] else {
             winners[key] = candidate
@@ -52,8 +52,7 @@ struct LiveSet {
         }
         let wins = DefaultMergeRule().shouldAccept(
             localCol: current.colVersion, localDb: current.dbVersion, localNode: current.nodeId,
-            remoteCol: candidate.colVersion, remoteDb: candidate.dbVersion,
-            remoteNode: candidate.nodeId)
+            remoteCol: candidate.colVersion, remoteDb: candidate.dbVersion, remoteNode: candidate.nodeId)
         if wins {
             var replacement = candidate
             replacement.collided = current.collided
@@ -61,12 +60,13 @@ struct LiveSet {
         }
     }
 
-    /// True when the change at `offset` is still part of the state.
-    func isLive(_ change: Change<String, String, Value>, at offset: UInt64) -> Bool {
+    /// True when the record at `offset` is still part of the state (clock records always are).
+    func isLive(_ change: ChangeRecordKey, at offset: UInt64) -> Bool {
+        if change.isClock { return true }
         let deletion = deletions[Self.recordKey(change.recordId)]
-        guard let column = change.colName else { return deletion == offset }
+        if change.isRecordDeletion { return deletion == offset }
         if let deletion, deletion > offset { return false }
-        let (key, _) = Self.columnKey(change.recordId, column)
+        let (key, _) = Self.columnKey(change.recordId, change.column)
         guard let winner = winners[key] else { return true }  // not seen in pass 1: keep
         return winner.collided || winner.offset == offset
     }
@@ -76,21 +76,24 @@ struct LiveSet {
     /// Records deleted (live tombstones).
     var tombstoneCount: Int { deletions.count }
 
-    private static func recordKey(_ recordId: String) -> Int {
+    private static func recordKey(_ recordId: UnsafeRawBufferPointer) -> Int {
         var hasher = Hasher()
         hasher.combine(0xDE1E7E as UInt32)
-        hasher.combine(recordId)
+        hasher.combine(bytes: recordId)
         return hasher.finalize()
     }
 
-    private static func columnKey(_ recordId: String, _ column: String) -> (Int, UInt32) {
+    /// Length-framed, so ("ab", "c") and ("a", "bc") differ.
+    private static func columnKey(_ recordId: UnsafeRawBufferPointer, _ column: UnsafeRawBufferPointer) -> (Int, UInt32) {
         var hasher = Hasher()
-        hasher.combine(recordId)
-        hasher.combine(column)
+        hasher.combine(recordId.count)
+        hasher.combine(bytes: recordId)
+        hasher.combine(bytes: column)
         var checker = Hasher()
-        checker.combine(column)
+        checker.combine(column.count)
+        checker.combine(bytes: column)
         checker.combine(0xC0FFEE as UInt32)
-        checker.combine(recordId)
+        checker.combine(bytes: recordId)
         return (hasher.finalize(), UInt32(truncatingIfNeeded: checker.finalize()))
     }
 }
