@@ -53,6 +53,7 @@ let package = Package(
             name: "LogbookTests",
             dependencies: ["Logbook", "LogbookCRDT", "LogbookStorage", "LogbookTesting"],
             swiftSettings: strictSettings),
+        .testTarget(name: "TidyTests", swiftSettings: strictSettings),
         .testTarget(
             name: "CrashTests", dependencies: ["Logbook", "LogbookCRDT", "LogbookTesting"],
             swiftSettings: strictSettings),

@@ -175,14 +175,18 @@ extension ChangeRecordCodec {
                 kind: kind.rawValue, localDbVersion: local, dbVersion: 0, nodeId: 0, colVersion: 0,
                 recordId: empty, column: empty)
         }
-        guard let db = Varint.read(bytes, at: &position), let node = Varint.read(bytes, at: &position),
+        guard let db = Varint.read(bytes, at: &position),
+            let node = Varint.read(bytes, at: &position),
             Varint.read(bytes, at: &position) != nil, let recordId = slice(bytes, at: &position)
         else { return nil }
         var key = ChangeRecordKey(
-            kind: kind.rawValue, localDbVersion: local, dbVersion: db, nodeId: node, colVersion: tombstoneColumnVersion,
+            kind: kind.rawValue, localDbVersion: local, dbVersion: db, nodeId: node,
+            colVersion: tombstoneColumnVersion,
             recordId: recordId, column: empty)
         if kind != .recordDeletion {
-            guard let colVersion = Varint.read(bytes, at: &position), let column = slice(bytes, at: &position) else {
+            guard let colVersion = Varint.read(bytes, at: &position),
+                let column = slice(bytes, at: &position)
+            else {
                 return nil
             }
             key.colVersion = colVersion
@@ -191,8 +195,12 @@ extension ChangeRecordCodec {
         return key
     }
 
-    private static func slice(_ bytes: UnsafeRawBufferPointer, at position: inout Int) -> UnsafeRawBufferPointer? {
-        guard let length = Varint.read(bytes, at: &position), length <= UInt64(bytes.count - position) else { return nil }
+    private static func slice(_ bytes: UnsafeRawBufferPointer, at position: inout Int)
+        -> UnsafeRawBufferPointer?
+    {
+        guard let length = Varint.read(bytes, at: &position),
+            length <= UInt64(bytes.count - position)
+        else { return nil }
         let end = position + Int(length)
         defer { position = end }
         return UnsafeRawBufferPointer(rebasing: bytes[position..<end])

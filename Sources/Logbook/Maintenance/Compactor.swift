@@ -160,7 +160,9 @@ enum Compactor {
     }
 
     /// Keep or drop one stored record.
-    private static func decision(_ offset: UInt64, _ record: UnsafeRawBufferPointer, live: LiveSet) throws(StorageError) -> RecordRewrite {
+    private static func decision(_ offset: UInt64, _ record: UnsafeRawBufferPointer, live: LiveSet)
+        throws(StorageError) -> RecordRewrite
+    {
         guard let key = ChangeRecordCodec.readKey(record) else {
             throw StorageError(.corruption, "malformed change record", logOffset: offset)
         }
@@ -200,7 +202,9 @@ enum Compactor {
             guard hasBatch else { return }
             try cursor.forEachRecord { (offset, bytes) throws(LogbookError) in
                 guard let key = ChangeRecordCodec.readKey(bytes) else {
-                    throw LogbookError(.corruption, "malformed change record", path: cursor.location.path, logOffset: offset)
+                    throw LogbookError(
+                        .corruption, "malformed change record", path: cursor.location.path,
+                        logOffset: offset)
                 }
                 body(offset, key)
             }

@@ -39,7 +39,8 @@ struct LiveSet {
         }
         let (key, check) = Self.columnKey(change.recordId, change.column)
         let candidate = Winner(
-            offset: offset, colVersion: change.colVersion, dbVersion: change.dbVersion, nodeId: change.nodeId,
+            offset: offset, colVersion: change.colVersion, dbVersion: change.dbVersion,
+            nodeId: change.nodeId,
             check: check, collided: false)
         guard var current = winners[key] else {
             winners[key] = candidate
@@ -52,7 +53,8 @@ struct LiveSet {
         }
         let wins = DefaultMergeRule().shouldAccept(
             localCol: current.colVersion, localDb: current.dbVersion, localNode: current.nodeId,
-            remoteCol: candidate.colVersion, remoteDb: candidate.dbVersion, remoteNode: candidate.nodeId)
+            remoteCol: candidate.colVersion, remoteDb: candidate.dbVersion,
+            remoteNode: candidate.nodeId)
         if wins {
             var replacement = candidate
             replacement.collided = current.collided
@@ -84,7 +86,9 @@ struct LiveSet {
     }
 
     /// Length-framed, so ("ab", "c") and ("a", "bc") differ.
-    private static func columnKey(_ recordId: UnsafeRawBufferPointer, _ column: UnsafeRawBufferPointer) -> (Int, UInt32) {
+    private static func columnKey(
+        _ recordId: UnsafeRawBufferPointer, _ column: UnsafeRawBufferPointer
+    ) -> (Int, UInt32) {
         var hasher = Hasher()
         hasher.combine(recordId.count)
         hasher.combine(bytes: recordId)

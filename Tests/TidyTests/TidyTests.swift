@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+// The project's bans, checked over every source file: each names what to use instead.
+// Reads the tree next to this file; a violation reports file and line.
+@Suite struct TidyTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    struct Ban {
+        var pattern: String
+        var directories: [String]
+        var instead: String
+    }
+
+    static let bans: [Ban] = [
+        Ban(
+            pattern: "fatalError(", directories: ["Sources"],
+            instead: "a typed error, or precondition with the values"),
+        Ban(pattern: "try!", directories: ["Sources"], instead: "try with a typed error"),
+        Ban(
+            pattern: "FIXME", directories: ["Sources", "Tests"], instead: "TODO(#issue), or fix it"),
+        Ban(
+            pattern: "print(",
+            directories: [
+                "Sources/LogbookCRDT", "Sources/LogbookStorage", "Sources/Logbook",
+                "Sources/LogbookTesting",
+            ],
+            instead: "return the information; only the logbook CLI prints"),
+        Ban(
+            pattern: "Date()", directories: ["Sources/LogbookCRDT", "Sources/LogbookStorage"],
+            instead: "a LogClock parameter"),
+        Ban(
+            pattern: "DispatchQueue",
+            directories: ["Sources/LogbookCRDT", "Sources/LogbookStorage"],
+            instead: "the caller's concurrency"),
+    ]
+
+    private func swiftFiles(under directory: String) -> [URL] {
+        let base = Self.root.appendingPathComponent(directory)
+        guard
+            let enumerator = FileManager.default.enumerator(
+                at: base, includingPropertiesForKeys: nil)
+        else { return [] }
+        return enumerator.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
+    }
+
+    @Test(arguments: bans.indices)
+    func bannedConstructIsAbsent(_ index: Int) throws {
+        let ban = Self.bans[index]
+        let files = ban.directories.flatMap(swiftFiles(under:))
+        #expect(!files.isEmpty, "no sources found under \(ban.directories)")
+        for file in files where file.lastPathComponent != "TidyTests.swift" {
+            let lines = try String(contentsOf: file, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false)
+            for (number, line) in lines.enumerated() where line.contains(ban.pattern) {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                if code.hasPrefix("//") { continue }
+                Issue.record(
+                    "\(file.lastPathComponent):\(number + 1) uses \(ban.pattern); use \(ban.instead)"
+                )
+            }
+        }
+    }
+}
