@@ -52,8 +52,13 @@ extension Logbook {
     /// Throws `.storage` with `invalidArgument` for an offset below the log start.
     public func changes(since offset: UInt64) throws(LogbookError) -> ChangeStream {
         do {
-            return ChangeStream(
-                cursor: try locked { () throws(StorageError) in try log.makeCursor(from: offset) })
+            // A compaction may replace segments while the stream reads: re-plan under the lock.
+            let cursor = try locked { () throws(StorageError) in
+                try log.makeCursor(from: offset) { [unowned self] resume in
+                    self.locked { self.log.spans(from: resume) }
+                }
+            }
+            return ChangeStream(cursor: cursor)
         } catch {
             throw LogbookError(error)
         }

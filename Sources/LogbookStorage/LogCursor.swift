@@ -6,7 +6,8 @@
 /// decompression, LZ4 frame, record framing, CRC chain, offset order) before its records are
 /// handed out; damage throws `.corruption` naming the file, byte and offset.
 public final class LogCursor {
-    struct SegmentSpan {
+    /// Part of one segment file to read.
+    public struct SegmentSpan: Sendable {
         var baseOffset: UInt64
         var path: String
         var endPosition: Int64
@@ -26,10 +27,24 @@ public final class LogCursor {
     /// Where that batch sits: its segment file and byte position.
     public private(set) var location: (path: String, position: Int64) = ("", 0)
 
-    init(fileSystem: any FileSystem, spans: [SegmentSpan], startOffset: UInt64) {
+    /// Records below this are skipped: `startOffset`, or where reading resumed after a re-plan.
+    @usableFromInline var floorOffset: UInt64
+    /// Records at or after this offset are not read: the log's end when the cursor was made.
+    public let endOffset: UInt64
+    /// Re-derives the spans from an offset after a rewrite replaced segments the cursor had
+    /// not opened yet (compaction); nil for cursors whose log cannot change under them.
+    private let replan: ((UInt64) throws(StorageError) -> [SegmentSpan])?
+
+    init(
+        fileSystem: any FileSystem, spans: [SegmentSpan], startOffset: UInt64, endOffset: UInt64,
+        replan: ((UInt64) throws(StorageError) -> [SegmentSpan])? = nil
+    ) {
         self.fileSystem = fileSystem
         self.spans = spans
         self.startOffset = startOffset
+        floorOffset = startOffset
+        self.endOffset = endOffset
+        self.replan = replan
     }
 
     deinit {
@@ -45,7 +60,7 @@ public final class LogCursor {
                     try closeCurrent()
                     return false
                 }
-                try openSpan(spans.removeFirst())
+                try openSpanReplanningIfCompacted(spans.removeFirst())
             }
             guard let reader else { continue }
             switch try reader.next() {
@@ -64,7 +79,12 @@ public final class LogCursor {
                         path: currentPath, byteOffset: position, logOffset: header.baseOffset)
                 }
                 lastOffset = header.nextOffset - 1
-                if header.nextOffset <= startOffset { continue }
+                if header.baseOffset >= endOffset {
+                    self.reader = nil
+                    spans.removeAll()
+                    continue
+                }
+                if header.nextOffset <= floorOffset { continue }
                 self.header = header
                 location = (currentPath, position)
                 return true
@@ -79,13 +99,15 @@ public final class LogCursor {
         throws(E)
     {
         guard let header, let reader else { return }
-        let start = startOffset
+        let start = floorOffset
+        let end = endOffset
         var thrown: E?
         // The payload was verified when the batch was read, so framing cannot fail here.
         _ = reader.raw.withUnsafeBytes { payload in
             BatchDecoder.forEachRecord(payload) { delta, record in
                 let offset = header.baseOffset + delta
                 guard offset >= start else { return true }
+                guard offset < end else { return false }
                 do throws(E) { try body(offset, record) } catch {
                     thrown = error
                     return false
@@ -105,6 +127,28 @@ public final class LogCursor {
         return try reader.withStoredBytes(at: location.position, length: header.totalSize) {
             Array($0)
         } ?? []
+    }
+
+    /// Opens a span; if its file is gone because a rewrite replaced it, asks for the spans
+    /// from the next unread offset instead (offsets keep their numbers across rewrites).
+    private func openSpanReplanningIfCompacted(_ span: SegmentSpan) throws(StorageError) {
+        var attempt = span
+        for _ in 0..<Limits.cursorReplanAttemptsMax {
+            do {
+                try openSpan(attempt)
+                return
+            } catch  where error.code == .notFound && replan != nil {
+                guard let replan else { throw error }
+                let resume = max(floorOffset, lastOffset.map { $0 + 1 } ?? startOffset)
+                spans = try replan(resume)
+                // The new spans may start at a batch already read in part: skip what is below.
+                floorOffset = resume
+                lastOffset = nil
+                guard !spans.isEmpty else { return }
+                attempt = spans.removeFirst()
+            }
+        }
+        throw StorageError(.io, "segments kept changing while being read", path: span.path)
     }
 
     private func openSpan(_ span: SegmentSpan) throws(StorageError) {
@@ -130,13 +174,24 @@ extension Log {
     /// so the cursor sees every append made before this call.
     ///
     /// Throws `.invalidArgument` for an offset below `startOffset` (that history is gone).
-    public func makeCursor(from offset: UInt64) throws(StorageError) -> LogCursor {
+    public func makeCursor(
+        from offset: UInt64,
+        replan: ((UInt64) throws(StorageError) -> [LogCursor.SegmentSpan])? = nil
+    ) throws(StorageError) -> LogCursor {
         guard offset >= startOffset else {
             throw StorageError(
                 .invalidArgument, "offset \(offset) is below the log start \(startOffset)",
                 path: directory)
         }
         try flush()
+        return LogCursor(
+            fileSystem: fileSystem, spans: spans(from: offset), startOffset: offset,
+            endOffset: nextOffset,
+            replan: replan)
+    }
+
+    /// Where to read from `offset` on, as the segments are now.
+    public func spans(from offset: UInt64) -> [LogCursor.SegmentSpan] {
         var spans: [LogCursor.SegmentSpan] = []
         for index in sealed + [active.index]
         where index.nextOffset > offset || index.baseOffset == active.index.baseOffset {
@@ -146,6 +201,6 @@ extension Log {
                     baseOffset: index.baseOffset, path: path(ofSegment: index.baseOffset),
                     endPosition: index.segmentSize, startPosition: start))
         }
-        return LogCursor(fileSystem: fileSystem, spans: spans, startOffset: offset)
+        return spans
     }
 }

@@ -213,6 +213,9 @@ func describeErrno(_ number: Int32) -> String {
 extension StorageError {
     /// An `.io` error for a failed system call, capturing the current errno.
     static func systemCall(_ call: String, path: String, byteOffset: Int64? = nil) -> StorageError {
-        StorageError(.io, "\(call) failed", path: path, byteOffset: byteOffset, errno: Glibc.errno)
+        let number = Glibc.errno
+        return StorageError(
+            number == ENOENT ? .notFound : .io, "\(call) failed", path: path,
+            byteOffset: byteOffset, errno: number)
     }
 }
