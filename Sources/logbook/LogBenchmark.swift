@@ -62,6 +62,39 @@ struct LogBenchmark {
                 changesPerSecond: Double(written) / median(appendSeconds),
                 note: "\(written) changes"))
 
+        // The same changes arriving in bulk, as a sync or an import delivers them: made on an
+        // in-memory replica first (untimed), then merged 10,000 per call.
+        let bulk = bulkChanges(operations)
+        var bulkSeconds: [Double] = []
+        for run in 0..<runs {
+            progress("append .buffered, bulk merge (run \(run + 1)/\(runs))")
+            bulkSeconds.append(try await mergeInBulk(bulk))
+        }
+        results.append(
+            Result(
+                name: "append .buffered, merge 10k changes/call",
+                changesPerSecond: Double(bulk.count) / median(bulkSeconds),
+                note: "\(bulk.count) changes"))
+
+        var memorySeconds: [Double] = []
+        for run in 0..<runs {
+            progress("in-memory CRDT merge, no log (run \(run + 1)/\(runs))")
+            let replica = CRDT<String, String, Value>(nodeId: 1)
+            let started = ContinuousClock.now
+            var start = 0
+            while start < bulk.count {
+                let end = min(start + 10_000, bulk.count)
+                replica.mergeChanges(Array(bulk[start..<end]))
+                start = end
+            }
+            memorySeconds.append((ContinuousClock.now - started).seconds)
+        }
+        results.append(
+            Result(
+                name: "reference: in-memory CRDT merge, no log",
+                changesPerSecond: Double(bulk.count) / median(memorySeconds),
+                note: "the CRDT alone"))
+
         var groupSeconds: [Double] = []
         var syncs = 0
         var groupWritten = 0
@@ -189,6 +222,44 @@ struct LogBenchmark {
         let seconds = (ContinuousClock.now - started).seconds
         try logbook.close()
         return (count, seconds)
+    }
+
+    /// The workload's changes, made by an in-memory replica of another node.
+    private func bulkChanges(_ operations: [StandardWorkload.Operation]) -> [Change<
+        String, String, Value
+    >] {
+        let source = CRDT<String, String, Value>(nodeId: 2)
+        var changes: [Change<String, String, Value>] = []
+        changes.reserveCapacity(changes.count)
+        for operation in operations {
+            switch operation {
+            case .upsert(let recordId, let fields):
+                changes += source.insertOrUpdate(
+                    recordId, fields: fields.map { ($0.0, $0.1.value) })
+            case .deleteField(let recordId, let column):
+                if let change = source.deleteField(recordId, fieldName: column) {
+                    changes.append(change)
+                }
+            case .deleteRecord(let recordId):
+                if let change = source.deleteRecord(recordId) { changes.append(change) }
+            }
+        }
+        return changes
+    }
+
+    private func mergeInBulk(_ changes: [Change<String, String, Value>]) async throws -> Double {
+        let logbook = try freshLogbook(.buffered)
+        let started = ContinuousClock.now
+        var start = 0
+        while start < changes.count {
+            let end = min(start + 10_000, changes.count)
+            try await logbook.merge(Array(changes[start..<end]))
+            start = end
+        }
+        try logbook.sync()
+        let seconds = (ContinuousClock.now - started).seconds
+        try logbook.close()
+        return seconds
     }
 
     private func appendConcurrently(_ operations: [StandardWorkload.Operation], writers: Int)
