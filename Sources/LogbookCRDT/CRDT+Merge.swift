@@ -11,6 +11,7 @@ extension CRDT {
         _ changes: [Change<K, C, V>], mergeRule: R
     ) -> [Change<K, C, V>] {
         var accepted: [Change<K, C, V>] = []
+        accepted.reserveCapacity(changes.count)
         for change in changes {
             let localDbVersion = clock.update(change.dbVersion)
             if apply(change, localDbVersion: localDbVersion, mergeRule: mergeRule) {
