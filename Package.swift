@@ -29,6 +29,11 @@ let package = Package(
             providers: [.apt(["liblz4-dev"])]
         ),
         .target(name: "CCRC32C"),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(name: "LogbookCRDT", swiftSettings: strictSettings),
         .target(
             name: "LogbookStorage", dependencies: ["CLZ4", "CCRC32C"], swiftSettings: strictSettings
@@ -41,7 +46,7 @@ let package = Package(
         .executableTarget(
             name: "logbook",
             dependencies: [
-                "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookTesting",
+                "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookTesting", "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the system packages Logbook needs when they are missing: liblz4-dev (the LZ4
 # library the CLZ4 target links), pkg-config (how SwiftPM finds it) and lz4 (the command the
-# format tests use to prove a segment is a valid LZ4 stream). Debian/Ubuntu only.
+# format tests use to prove a segment is a valid LZ4 stream), and libsqlite3-dev (the SQLite
+# baseline of `logbook bench`). Debian/Ubuntu only.
 set -euo pipefail
 
 needed=()
-for package in liblz4-dev pkg-config lz4; do
+for package in liblz4-dev pkg-config lz4 libsqlite3-dev; do
     dpkg -s "$package" >/dev/null 2>&1 || needed+=("$package")
 done
 [ ${#needed[@]} -eq 0 ] && exit 0

@@ -1,21 +1,25 @@
 import ArgumentParser
 import Foundation
 
-/// `logbook bench log`: measures the log with the standard workload.
+/// `logbook bench [log|replay]`: Logbook next to SQLite and JSON, measured in one run.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure Logbook with the standard workload (see docs/benchmarks.md).",
+        abstract: "Measure Logbook against SQLite and JSON persistence in one run.",
         discussion: """
-            Suites: `log` (append in each durability mode, replay, open, bytes per change, and
-            LZ4's own decompression as the ceiling); `replay` (the read figures only). Build with -c release for real figures:
-            swift run -c release logbook bench log
+            Suites: `log` — the standard workload (docs/benchmarks.md) appended in each
+            durability mode (1 and N writers, with per-call latency percentiles), by bulk
+            merge, replayed (decode only and into the CRDT), compacted; SQLite (WAL, batched)
+            and crdt-lite-style JSON doing the same work in this process; LZ4 decompression
+            and the disk's fdatasync rate as ceilings. `replay` — only the read figures.
+            Every figure is a median over --runs, with the process's peak memory.
+            Build optimized for real figures: swift build -c release --product logbook.
             """)
 
     enum Suite: String, ExpressibleByArgument, CaseIterable {
-        /// Every log figure.
+        /// Every figure.
         case log
-        /// Only the read figures (replay, open, size, LZ4 ceiling).
+        /// Only the read figures (replay, open).
         case replay
     }
 
@@ -29,13 +33,17 @@ struct BenchCommand: AsyncParsableCommand {
     var runs = 3
     @Option(help: "Concurrent appenders for the group-commit figure.")
     var writers = 64
+    @Option(help: "Operations for the figures that fsync per call.")
+    var syncedOperations = 2000
     @Option(help: "Scratch directory (removed afterwards).")
     var directory = "logbook-bench"
-    @Flag(help: "Print one JSON document instead of a table.")
+    @Flag(help: "Print one JSON document instead of tables.")
     var json = false
+    @Option(help: "Also write a self-contained HTML report with SVG charts to this file.")
+    var html: String?
 
     func validate() throws {
-        guard records > 0, changes > 0, runs > 0, writers > 0 else {
+        guard records > 0, changes > 0, runs > 0, writers > 0, syncedOperations > 0 else {
             throw ValidationError("sizes must be positive")
         }
     }
@@ -45,33 +53,23 @@ struct BenchCommand: AsyncParsableCommand {
         var standardError = StandardError()
         let benchmark = LogBenchmark(
             directory: directory, records: records, changes: changes, runs: runs, writers: writers,
-            readOnly: suite == .replay,
-            progress: { step in
-                if showProgress {
-                    print("\u{1B}[2K\r\(step)...", terminator: "", to: &standardError)
-                }
-            })
+            syncedOperations: syncedOperations, readOnly: suite == .replay,
+            progress: { step in if showProgress { print("\u{1B}[2K\r\(step)...", terminator: "", to: &standardError) } })
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let results = try await benchmark.run()
+        let figures = try await benchmark.run()
         if showProgress { print("\u{1B}[2K\r", terminator: "", to: &standardError) }
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(results), as: UTF8.self))
-            return
+        let report = BenchReport(
+            machine: "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / (1 << 30)) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)",
+            workload: "standard workload: \(records) records × 5 columns, \(changes) changes; median of \(runs) runs",
+            figures: figures)
+        if let html {
+            try report.html().write(toFile: html, atomically: true, encoding: .utf8)
         }
-        print(
-            "standard workload: \(records) records x 5 columns, \(changes) changes, median of \(runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores"
-        )
-        printTable(
-            header: ["figure", "changes/s", "raw MB/s", "note"],
-            rows: results.map { result in
-                [
-                    result.name,
-                    result.changesPerSecond > 0 ? formatCount(result.changesPerSecond) : "-",
-                    result.rawMegabytesPerSecond.map { String(format: "%.0f", $0) } ?? "-",
-                    result.note,
-                ]
-            })
+        if json {
+            print(try report.json())
+        } else {
+            report.printTables()
+            if let html { print("\nHTML report: \(html)") }
+        }
     }
 }

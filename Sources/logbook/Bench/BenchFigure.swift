@@ -1,0 +1,46 @@
+/// One measured figure of `logbook bench`: medians over runs, plus what was observed.
+struct BenchFigure: Codable {
+    /// What system produced it: "Logbook", "SQLite", "JSON" or "ceiling".
+    var system: String
+    /// What was measured.
+    var name: String
+    /// The kind, for ratios: "append", "replay" or nil.
+    var kind: String?
+    /// Median changes per second.
+    var changesPerSecond: Double
+    /// Median uncompressed (raw record) megabytes per second, where meaningful.
+    var rawMegabytesPerSecond: Double?
+    /// Median on-disk megabytes per second, where meaningful.
+    var diskMegabytesPerSecond: Double?
+    /// Bytes on disk per change, for figures that write.
+    var bytesPerChange: Double?
+    /// Per-call latency percentiles in microseconds, for append figures.
+    var latency: Latency?
+    /// fsyncs per second during the figure.
+    var fsyncsPerSecond: Double?
+    /// The process's peak resident memory during the figure, in MB.
+    var peakMegabytes: Double?
+    /// Anything else worth saying.
+    var note: String = ""
+}
+
+/// Runs `body` `runs` times; returns the median of the seconds it reports and the peak
+/// memory over the runs.
+func measure(runs: Int, _ body: () async throws -> Double) async rethrows -> (seconds: Double, peak: Double?) {
+    var samples: [Double] = []
+    var peak: Double?
+    for _ in 0..<runs {
+        PeakMemory.reset()
+        samples.append(try await body())
+        if let megabytes = PeakMemory.megabytes() { peak = max(peak ?? 0, megabytes) }
+    }
+    return (median(samples), peak)
+}
+
+/// The median of a non-empty list (the mean of the middle two for an even count).
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Per-call latencies, summarized as percentiles.
+struct LatencyRecorder {
+    private(set) var nanoseconds: [UInt64] = []
+
+    mutating func record(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        nanoseconds.append(UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
+    }
+
+    mutating func merge(_ other: LatencyRecorder) { nanoseconds += other.nanoseconds }
+
+    /// p50, p95, p99 and p99.9 in microseconds (nil when nothing was recorded).
+    func percentiles() -> Latency? {
+        guard !nanoseconds.isEmpty else { return nil }
+        let sorted = nanoseconds.sorted()
+        func at(_ fraction: Double) -> Double {
+            Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]) / 1000
+        }
+        return Latency(p50: at(0.5), p95: at(0.95), p99: at(0.99), p999: at(0.999))
+    }
+}
+
+/// Latency percentiles in microseconds.
+struct Latency: Codable {
+    var p50: Double
+    var p95: Double
+    var p99: Double
+    var p999: Double
+}
+
+/// The process's peak resident memory, resettable on Linux so each figure gets its own peak.
+enum PeakMemory {
+    /// Resets the kernel's high-water mark (VmHWM) to the current size.
+    static func reset() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    /// VmHWM in megabytes, or nil where /proc is unavailable.
+    static func megabytes() -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
+        else { return nil }
+        return kilobytes / 1024
+    }
+}
+
+/// How many `fdatasync`s per second this disk does for small appends: the ceiling of any
+/// durable commit rate.
+func measureFdatasyncRate(directory: String, seconds: Double = 1) throws -> Double {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let path = directory + "/fsync-probe"
+    FileManager.default.createFile(atPath: path, contents: nil)
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    defer {
+        try? handle.close()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+    let block = Data(repeating: 0x5A, count: 4096)
+    let started = ContinuousClock.now
+    var count = 0
+    while (ContinuousClock.now - started).seconds < seconds {
+        try handle.write(contentsOf: block)
+        guard fdatasync(handle.fileDescriptor) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        count += 1
+    }
+    return Double(count) / (ContinuousClock.now - started).seconds
+}

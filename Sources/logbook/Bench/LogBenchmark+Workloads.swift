@@ -1,0 +1,135 @@
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookStorage
+import LogbookTesting
+
+/// What one append run did.
+struct AppendOutcome {
+    var count = 0
+    var seconds = 0.0
+    var bytes: Int64 = 0
+    var syncs = 0
+    var latency = LatencyRecorder()
+}
+
+extension LogBenchmark {
+    /// A fresh Logbook in the benchmark's log directory. Segments of 4 MiB, so the
+    /// compaction figure has sealed segments to work on.
+    func freshLogbook(_ durability: Durability) throws -> Logbook {
+        try? FileManager.default.removeItem(atPath: logDirectory)
+        var options = LogbookOptions()
+        options.durability = durability
+        options.log.segmentSizeMax = 4 * 1024 * 1024
+        return try Logbook.open(directory: logDirectory, nodeId: 1, options: options)
+    }
+
+    /// One writer, one call per operation, each call timed.
+    func append(_ operations: [StandardWorkload.Operation], durability: Durability) async throws -> AppendOutcome {
+        let logbook = try freshLogbook(durability)
+        var outcome = AppendOutcome()
+        let started = ContinuousClock.now
+        for operation in operations {
+            let callStarted = ContinuousClock.now
+            outcome.count += try await Self.apply(operation, to: logbook)
+            outcome.latency.record(ContinuousClock.now - callStarted)
+        }
+        try logbook.sync()
+        outcome.seconds = (ContinuousClock.now - started).seconds
+        outcome.bytes = logbook.sizeBytes
+        outcome.syncs = durability == .fsyncEachAppend ? operations.count : logbook.groupCommitSyncCount
+        try logbook.close()
+        return outcome
+    }
+
+    /// The operations split over `writers` tasks with group commit.
+    func appendConcurrently(_ operations: [StandardWorkload.Operation], writers: Int) async throws -> AppendOutcome {
+        let logbook = try freshLogbook(.groupCommit)
+        let started = ContinuousClock.now
+        let perWriter = try await withThrowingTaskGroup(of: (Int, LatencyRecorder).self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    var count = 0
+                    var latency = LatencyRecorder()
+                    for index in stride(from: writer, to: operations.count, by: writers) {
+                        let callStarted = ContinuousClock.now
+                        count += try await Self.apply(operations[index], to: logbook)
+                        latency.record(ContinuousClock.now - callStarted)
+                    }
+                    return (count, latency)
+                }
+            }
+            return try await group.reduce(into: [(Int, LatencyRecorder)]()) { $0.append($1) }
+        }
+        var outcome = AppendOutcome()
+        outcome.seconds = (ContinuousClock.now - started).seconds
+        for (count, latency) in perWriter {
+            outcome.count += count
+            outcome.latency.merge(latency)
+        }
+        outcome.syncs = logbook.groupCommitSyncCount
+        outcome.bytes = logbook.sizeBytes
+        try logbook.close()
+        return outcome
+    }
+
+    static func apply(_ operation: StandardWorkload.Operation, to logbook: Logbook) async throws -> Int {
+        switch operation {
+        case .upsert(let recordId, let fields):
+            return try await logbook.insertOrUpdate(recordId, fields: fields.map { ($0.0, $0.1.value) }).count
+        case .deleteField(let recordId, let column):
+            return try await logbook.deleteField(recordId, fieldName: column) == nil ? 0 : 1
+        case .deleteRecord(let recordId):
+            return try await logbook.deleteRecord(recordId) == nil ? 0 : 1
+        }
+    }
+
+    /// The workload's changes, made by an in-memory replica of another node.
+    func bulkChanges(_ operations: [StandardWorkload.Operation]) -> [Change<String, String, Value>] {
+        let source = CRDT<String, String, Value>(nodeId: 2)
+        var changes: [Change<String, String, Value>] = []
+        for operation in operations {
+            switch operation {
+            case .upsert(let recordId, let fields):
+                changes += source.insertOrUpdate(recordId, fields: fields.map { ($0.0, $0.1.value) })
+            case .deleteField(let recordId, let column):
+                if let change = source.deleteField(recordId, fieldName: column) { changes.append(change) }
+            case .deleteRecord(let recordId):
+                if let change = source.deleteRecord(recordId) { changes.append(change) }
+            }
+        }
+        return changes
+    }
+
+    /// Merges the changes 10,000 per call into a fresh buffered Logbook.
+    func mergeInBulk(_ changes: [Change<String, String, Value>]) async throws -> (Int, Double) {
+        let logbook = try freshLogbook(.buffered)
+        let started = ContinuousClock.now
+        var accepted = 0
+        for chunk in stride(from: 0, to: changes.count, by: 10_000) {
+            accepted += try await logbook.merge(Array(changes[chunk..<min(chunk + 10_000, changes.count)])).count
+        }
+        try logbook.sync()
+        let seconds = (ContinuousClock.now - started).seconds
+        try logbook.close()
+        return (accepted, seconds)
+    }
+
+    /// Reads, checks, decompresses and decodes every record, without the CRDT.
+    func decodeOnly() throws -> (changes: Int, rawBytes: Int64) {
+        let log = try Log.open(directory: logDirectory, createIfMissing: false)
+        defer { try? log.close() }  // read-only use
+        let cursor = try log.makeCursor(from: 0)
+        var count = 0
+        var rawBytes: Int64 = 0
+        var change = Change<String, String, Value>(
+            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0, localDbVersion: 0)
+        while try cursor.next() {
+            rawBytes += Int64(cursor.header?.rawLength ?? 0)
+            cursor.forEachRecord { _, bytes in
+                if case .change = ChangeRecordCodec.decode(bytes, into: &change) { count += 1 }
+            }
+        }
+        return (count, rawBytes)
+    }
+}

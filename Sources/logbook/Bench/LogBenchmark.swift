@@ -1,0 +1,171 @@
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookStorage
+import LogbookTesting
+
+/// The benchmark behind `logbook bench`: the standard workload through Logbook in each
+/// durability mode, replayed and compacted, next to SQLite and crdt-lite-style JSON doing the
+/// same work in the same process, with LZ4 and the disk's fsync rate as ceilings. Every
+/// figure is a median over `runs`; see docs/benchmarks.md.
+struct LogBenchmark {
+    let directory: String
+    let records: Int
+    let changes: Int
+    let runs: Int
+    let writers: Int
+    /// Operations for the per-call fsync figures (each costs one fsync).
+    var syncedOperations = 2000
+    /// Only the read figures (write the log once, then measure reading it).
+    var readOnly = false
+    var progress: (String) -> Void
+
+    var logDirectory: String { directory + "/log" }
+
+    func run() async throws -> [BenchFigure] {
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let operations = StandardWorkload.operations(records: records, changes: changes)
+        let bulk = bulkChanges(operations)
+        var figures: [BenchFigure] = []
+        if !readOnly {
+            figures += try await appendFigures(operations, bulk: bulk)
+        }
+        progress("writing the log the read figures use")
+        let written = try await append(operations, durability: .buffered).count
+        figures += try await readFigures(written: written)
+        if !readOnly {
+            figures += try await compactionFigure()
+            figures += try await baselineFigures(bulk)
+            figures += try ceilingFigures(changes: written)
+        }
+        return figures
+    }
+
+    // MARK: Logbook
+
+    private func appendFigures(_ operations: [StandardWorkload.Operation], bulk: [Change<String, String, Value>]) async throws -> [BenchFigure] {
+        var figures: [BenchFigure] = []
+        for (durability, count, concurrency) in [
+            (Durability.buffered, operations.count, 1), (.fsyncEachAppend, syncedOperations, 1),
+            (.groupCommit, syncedOperations, 1), (.groupCommit, operations.count, writers),
+        ] {
+            let subset = Array(operations.prefix(count))
+            var latency = LatencyRecorder()
+            var outcome = AppendOutcome()
+            progress("append \(durability.rawValue), \(concurrency) writer(s)")
+            let (seconds, peak) = try await measure(runs: runs) {
+                outcome = concurrency == 1
+                    ? try await append(subset, durability: durability) : try await appendConcurrently(subset, writers: concurrency)
+                latency = outcome.latency
+                return outcome.seconds
+            }
+            figures.append(
+                BenchFigure(
+                    system: "Logbook", name: "append .\(durability.rawValue), \(concurrency) writer\(concurrency == 1 ? "" : "s")",
+                    kind: durability == .buffered && concurrency == 1 ? "append" : nil,
+                    changesPerSecond: Double(outcome.count) / seconds, diskMegabytesPerSecond: Double(outcome.bytes) / seconds / 1e6,
+                    bytesPerChange: Double(outcome.bytes) / Double(max(1, outcome.count)), latency: latency.percentiles(),
+                    fsyncsPerSecond: outcome.syncs > 0 ? Double(outcome.syncs) / seconds : nil, peakMegabytes: peak,
+                    note: "\(outcome.count) changes"))
+        }
+        progress("append by bulk merge")
+        var merged = 0
+        let (bulkSeconds, bulkPeak) = try await measure(runs: runs) {
+            let (count, seconds) = try await mergeInBulk(bulk)
+            merged = count
+            return seconds
+        }
+        figures.append(
+            BenchFigure(
+                system: "Logbook", name: "append .buffered, merge 10k changes/call", changesPerSecond: Double(merged) / bulkSeconds,
+                peakMegabytes: bulkPeak, note: "changes made by another replica"))
+        progress("in-memory CRDT merge")
+        let (memorySeconds, memoryPeak) = await measure(runs: runs) {
+            let replica = CRDT<String, String, Value>(nodeId: 1)
+            let started = ContinuousClock.now
+            for chunk in stride(from: 0, to: bulk.count, by: 10_000) {
+                replica.mergeChanges(Array(bulk[chunk..<min(chunk + 10_000, bulk.count)]))
+            }
+            return (ContinuousClock.now - started).seconds
+        }
+        figures.append(
+            BenchFigure(
+                system: "Logbook", name: "reference: in-memory CRDT merge, no log", changesPerSecond: Double(bulk.count) / memorySeconds,
+                peakMegabytes: memoryPeak, note: "the CRDT alone"))
+        return figures
+    }
+
+    private func readFigures(written: Int) async throws -> [BenchFigure] {
+        let log = try Log.open(directory: logDirectory, createIfMissing: false)
+        let size = log.sizeBytes
+        try log.close()
+        var decoded = (changes: 0, rawBytes: Int64(0))
+        progress("replay, decode only")
+        let (decodeSeconds, decodePeak) = try await measure(runs: runs) {
+            let started = ContinuousClock.now
+            decoded = try decodeOnly()
+            return (ContinuousClock.now - started).seconds
+        }
+        progress("open: replay into the CRDT")
+        let (openSeconds, openPeak) = try await measure(runs: runs) {
+            var options = LogbookOptions()
+            options.durability = .buffered
+            let started = ContinuousClock.now
+            let logbook = try Logbook.open(directory: logDirectory, options: options)
+            let seconds = (ContinuousClock.now - started).seconds
+            try logbook.close()
+            return seconds
+        }
+        return [
+            BenchFigure(
+                system: "Logbook", name: "replay: read, checksum, decompress, decode",
+                changesPerSecond: Double(decoded.changes) / decodeSeconds, rawMegabytesPerSecond: Double(decoded.rawBytes) / decodeSeconds / 1e6,
+                diskMegabytesPerSecond: Double(size) / decodeSeconds / 1e6, bytesPerChange: Double(size) / Double(max(1, written)),
+                peakMegabytes: decodePeak, note: "one core, no CRDT"),
+            BenchFigure(
+                system: "Logbook", name: "open: replay + rebuild CRDT", kind: "replay",
+                changesPerSecond: Double(decoded.changes) / openSeconds, rawMegabytesPerSecond: Double(decoded.rawBytes) / openSeconds / 1e6,
+                diskMegabytesPerSecond: Double(size) / openSeconds / 1e6, peakMegabytes: openPeak, note: "one core"),
+        ]
+    }
+
+    private func compactionFigure() async throws -> [BenchFigure] {
+        progress("compaction")
+        var compacted: CompactionReport?
+        let (seconds, peak) = try await measure(runs: 1) {
+            var options = LogbookOptions()
+            options.durability = .buffered
+            let logbook = try Logbook.open(directory: logDirectory, options: options)
+            var compaction = CompactionOptions()
+            compaction.dirtyRatioMin = 0
+            let report = try logbook.compact(compaction)
+            compacted = report
+            try logbook.close()
+            return report.seconds
+        }
+        guard let report = compacted else { return [] }
+        return [
+            BenchFigure(
+                system: "Logbook", name: "compaction of the sealed segments", changesPerSecond: Double(report.recordsBefore) / seconds,
+                rawMegabytesPerSecond: Double(report.rawBytesRead) / seconds / 1e6, peakMegabytes: peak,
+                note: "\(report.recordsBefore) -> \(report.recordsAfter) records, \(formatBytes(report.bytesBefore)) -> \(formatBytes(report.bytesAfter))")
+        ]
+    }
+}
+
+extension StandardWorkload {
+    /// The workload's operations until they produce `changes` changes, generated up front so
+    /// the generator's cost stays out of the timings.
+    static func operations(records: Int, changes: Int) -> [Operation] {
+        var workload = StandardWorkload(recordCount: records, seed: 42)
+        var operations: [Operation] = []
+        var produced = 0
+        while produced < changes {
+            let operation = workload.next()
+            if case .upsert(_, let fields) = operation { produced += fields.count } else { produced += 1 }
+            operations.append(operation)
+        }
+        return operations
+    }
+}
