@@ -3,7 +3,7 @@
 
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
-.PHONY: demo test lint deps
+.PHONY: demo test lint deps bench benchmarks
 
 # The demo measures throughput, so it runs an optimized build.
 demo: deps
@@ -13,6 +13,16 @@ demo: deps
 test: deps
 	swift build --build-tests $(SWIFT_FLAGS)
 	swift test --skip-build
+
+# Logbook next to SQLite and JSON in one run (tables; add --html report.html for charts).
+bench: deps
+	swift build -c release --product logbook
+	.build/release/logbook bench log
+
+# The package-benchmark suites with checked-in p90 thresholds (builds GRDB; minutes).
+benchmarks: deps
+	cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
+	cd Benchmarks && swift package benchmark thresholds check
 
 lint:
 	swift format lint --strict --recursive Sources Tests Package.swift

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "LogbookCRDT", targets: ["LogbookCRDT"]),
         .library(name: "LogbookStorage", targets: ["LogbookStorage"]),
         .library(name: "Logbook", targets: ["Logbook"]),
+        .library(name: "LogbookTesting", targets: ["LogbookTesting"]),
         .executable(name: "logbook", targets: ["logbook"]),
     ],
     dependencies: [

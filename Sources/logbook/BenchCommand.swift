@@ -51,16 +51,32 @@ struct BenchCommand: AsyncParsableCommand {
     func run() async throws {
         let showProgress = ProgressBar.isTerminal && !json
         var standardError = StandardError()
+        // Steps in the order LogBenchmark reports them: appends (4), bulk merge, in-memory
+        // merge, the read log, decode, open, compaction, 5 baselines, ceilings.
+        let stepCount = suite == .replay ? 3 : 16
+        var step = 0
         let benchmark = LogBenchmark(
             directory: directory, records: records, changes: changes, runs: runs, writers: writers,
             syncedOperations: syncedOperations, readOnly: suite == .replay,
-            progress: { step in if showProgress { print("\u{1B}[2K\r\(step)...", terminator: "", to: &standardError) } })
+            progress: { name in
+                guard showProgress else { return }
+                step += 1
+                let filled = min(20, step * 20 / stepCount)
+                let bar =
+                    String(repeating: "#", count: filled)
+                    + String(repeating: "-", count: 20 - filled)
+                print(
+                    "\u{1B}[2K\r[\(bar)] \(min(step, stepCount))/\(stepCount) \(name)...",
+                    terminator: "", to: &standardError)
+            })
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let figures = try await benchmark.run()
         if showProgress { print("\u{1B}[2K\r", terminator: "", to: &standardError) }
         let report = BenchReport(
-            machine: "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / (1 << 30)) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)",
-            workload: "standard workload: \(records) records × 5 columns, \(changes) changes; median of \(runs) runs",
+            machine:
+                "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / (1 << 30)) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)",
+            workload:
+                "standard workload: \(records) records × 5 columns, \(changes) changes; median of \(runs) runs",
             figures: figures)
         if let html {
             try report.html().write(toFile: html, atomically: true, encoding: .utf8)

@@ -26,7 +26,9 @@ struct BenchFigure: Codable {
 
 /// Runs `body` `runs` times; returns the median of the seconds it reports and the peak
 /// memory over the runs.
-func measure(runs: Int, _ body: () async throws -> Double) async rethrows -> (seconds: Double, peak: Double?) {
+func measure(runs: Int, _ body: () async throws -> Double) async rethrows -> (
+    seconds: Double, peak: Double?
+) {
     var samples: [Double] = []
     var peak: Double?
     for _ in 0..<runs {

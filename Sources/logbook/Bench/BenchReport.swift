@@ -11,8 +11,10 @@ struct BenchReport: Codable {
     var ratios: [(kind: String, baseline: String, ratio: Double)] {
         var result: [(String, String, Double)] = []
         for kind in ["append", "replay"] {
-            guard let ours = figures.first(where: { $0.system == "Logbook" && $0.kind == kind }) else { continue }
-            for other in figures where other.system != "Logbook" && other.kind == kind && other.changesPerSecond > 0 {
+            guard let ours = figures.first(where: { $0.system == "Logbook" && $0.kind == kind })
+            else { continue }
+            for other in figures
+            where other.system != "Logbook" && other.kind == kind && other.changesPerSecond > 0 {
                 result.append((kind, other.system, ours.changesPerSecond / other.changesPerSecond))
             }
         }
@@ -21,14 +23,22 @@ struct BenchReport: Codable {
 
     func printTables() {
         print("\(workload)\n\(machine)")
-        func number(_ value: Double?, _ format: String) -> String { value.map { String(format: format, $0) } ?? "-" }
+        func number(_ value: Double?, _ format: String) -> String {
+            value.map { String(format: format, $0) } ?? "-"
+        }
         printTable(
-            header: ["system", "figure", "changes/s", "raw MB/s", "disk MB/s", "B/change", "fsyncs/s", "peak MB"],
+            header: [
+                "system", "figure", "changes/s", "raw MB/s", "disk MB/s", "B/change", "fsyncs/s",
+                "peak MB",
+            ],
             rows: figures.map {
                 [
-                    $0.system, $0.name, $0.changesPerSecond > 0 ? formatCount($0.changesPerSecond) : "-",
-                    number($0.rawMegabytesPerSecond, "%.0f"), number($0.diskMegabytesPerSecond, "%.1f"),
-                    number($0.bytesPerChange, "%.1f"), number($0.fsyncsPerSecond, "%.0f"), number($0.peakMegabytes, "%.0f"),
+                    $0.system, $0.name,
+                    $0.changesPerSecond > 0 ? formatCount($0.changesPerSecond) : "-",
+                    number($0.rawMegabytesPerSecond, "%.0f"),
+                    number($0.diskMegabytesPerSecond, "%.1f"),
+                    number($0.bytesPerChange, "%.1f"), number($0.fsyncsPerSecond, "%.0f"),
+                    number($0.peakMegabytes, "%.0f"),
                 ]
             })
         let timed = figures.filter { $0.latency != nil }
@@ -37,14 +47,24 @@ struct BenchReport: Codable {
             printTable(
                 header: ["figure", "p50", "p95", "p99", "p99.9"],
                 rows: timed.compactMap { figure in
-                    figure.latency.map { [figure.name, String(format: "%.1f", $0.p50), String(format: "%.1f", $0.p95), String(format: "%.1f", $0.p99), String(format: "%.1f", $0.p999)] }
+                    figure.latency.map {
+                        [
+                            figure.name, String(format: "%.1f", $0.p50),
+                            String(format: "%.1f", $0.p95), String(format: "%.1f", $0.p99),
+                            String(format: "%.1f", $0.p999),
+                        ]
+                    }
                 })
         }
         if !ratios.isEmpty {
             print("\nLogbook ÷ baseline (changes/s; above 1 means Logbook is faster)")
-            printTable(header: ["kind", "baseline", "ratio"], rows: ratios.map { [$0.kind, $0.baseline, String(format: "%.2fx", $0.ratio)] })
+            printTable(
+                header: ["kind", "baseline", "ratio"],
+                rows: ratios.map { [$0.kind, $0.baseline, String(format: "%.2fx", $0.ratio)] })
         }
-        for figure in figures where !figure.note.isEmpty { print("- \(figure.system) \(figure.name): \(figure.note)") }
+        for figure in figures where !figure.note.isEmpty {
+            print("- \(figure.system) \(figure.name): \(figure.note)")
+        }
     }
 
     func json() throws -> String {
@@ -70,14 +90,18 @@ struct BenchReport: Codable {
             """
     }
 
-    private func barChart(_ bars: [(label: String, value: Double, text: String)], logarithmic: Bool) -> String {
+    private func barChart(_ bars: [(label: String, value: Double, text: String)], logarithmic: Bool)
+        -> String
+    {
         let width = 900.0
         let labelWidth = 420.0
         let rowHeight = 22.0
         let largest = bars.map(\.value).max() ?? 1
         func scale(_ value: Double) -> Double {
             guard value > 0 else { return 0 }
-            if logarithmic { return max(2, (width - labelWidth - 90) * log10(value + 1) / log10(largest + 1)) }
+            if logarithmic {
+                return max(2, (width - labelWidth - 90) * log10(value + 1) / log10(largest + 1))
+            }
             return (width - labelWidth - 90) * value / largest
         }
         let rows = bars.enumerated().map { index, bar in
@@ -88,12 +112,15 @@ struct BenchReport: Codable {
                 <text x="\(labelWidth + scale(bar.value) + 6)" y="\(y + 15)">\(escape(bar.text))</text>
                 """
         }
-        return "<svg width=\"\(Int(width))\" height=\"\(Int(Double(bars.count) * rowHeight + 4))\" xmlns=\"http://www.w3.org/2000/svg\">\(rows.joined())</svg>"
+        return
+            "<svg width=\"\(Int(width))\" height=\"\(Int(Double(bars.count) * rowHeight + 4))\" xmlns=\"http://www.w3.org/2000/svg\">\(rows.joined())</svg>"
     }
 
     private func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(
+            of: "<", with: "&lt;"
+        )
+        .replacingOccurrences(of: ">", with: "&gt;")
     }
 
     private enum CodingKeys: String, CodingKey { case machine, workload, figures }

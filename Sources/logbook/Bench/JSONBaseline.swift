@@ -9,7 +9,9 @@ struct JSONBaseline {
     let path: String
 
     /// Encodes and writes the change list; returns seconds and bytes.
-    func appendChangeList(_ changes: [Change<String, String, Value>]) throws -> (seconds: Double, bytes: Int64) {
+    func appendChangeList(_ changes: [Change<String, String, Value>]) throws -> (
+        seconds: Double, bytes: Int64
+    ) {
         let started = ContinuousClock.now
         let data = try JSONEncoder().encode(changes)
         try data.write(to: URL(fileURLWithPath: path))
@@ -26,7 +28,9 @@ struct JSONBaseline {
     }
 
     /// The whole state as JSON: encode and write, then read and decode; seconds and bytes.
-    func roundTripState(of changes: [Change<String, String, Value>]) throws -> (encode: Double, decode: Double, bytes: Int64) {
+    func roundTripState(of changes: [Change<String, String, Value>]) throws -> (
+        encode: Double, decode: Double, bytes: Int64
+    ) {
         let crdt = CRDT<String, String, Value>(nodeId: 1, changes: changes)
         struct State: Codable {
             var data: [String: Record<String, Value>]
@@ -34,11 +38,13 @@ struct JSONBaseline {
             var clock: LogicalClock
         }
         let started = ContinuousClock.now
-        let data = try JSONEncoder().encode(State(data: crdt.getData(), tombstones: crdt.getTombstones(), clock: crdt.getClock()))
+        let data = try JSONEncoder().encode(
+            State(data: crdt.getData(), tombstones: crdt.getTombstones(), clock: crdt.getClock()))
         try data.write(to: URL(fileURLWithPath: path + ".state"))
         let encodeSeconds = (ContinuousClock.now - started).seconds
         let readStarted = ContinuousClock.now
-        _ = try JSONDecoder().decode(State.self, from: Data(contentsOf: URL(fileURLWithPath: path + ".state")))
+        _ = try JSONDecoder().decode(
+            State.self, from: Data(contentsOf: URL(fileURLWithPath: path + ".state")))
         return (encodeSeconds, (ContinuousClock.now - readStarted).seconds, Int64(data.count))
     }
 }

@@ -27,30 +27,41 @@ extension LogBenchmark {
             jsonBytes = bytes
             return seconds
         }
-        let (jsonReadSeconds, jsonReadPeak) = try await measure(runs: runs) { try json.replayChangeList().seconds }
+        let (jsonReadSeconds, jsonReadPeak) = try await measure(runs: runs) {
+            try json.replayChangeList().seconds
+        }
         progress("baseline: JSON whole state")
         let state = try json.roundTripState(of: changes)
         let count = Double(changes.count)
         return [
             BenchFigure(
                 system: "SQLite", name: "append: INSERT, WAL, 10k per transaction", kind: "append",
-                changesPerSecond: count / appendSeconds, diskMegabytesPerSecond: Double(written.bytes) / appendSeconds / 1e6,
-                bytesPerChange: Double(written.bytes) / count, peakMegabytes: appendPeak, note: "synchronous=NORMAL"),
+                changesPerSecond: count / appendSeconds,
+                diskMegabytesPerSecond: Double(written.bytes) / appendSeconds / 1e6,
+                bytesPerChange: Double(written.bytes) / count, peakMegabytes: appendPeak,
+                note: "synchronous=NORMAL"),
             BenchFigure(
                 system: "SQLite", name: "replay: full scan into the CRDT", kind: "replay",
-                changesPerSecond: Double(replayed) / replaySeconds, peakMegabytes: replayPeak, note: "ORDER BY rowid"),
+                changesPerSecond: Double(replayed) / replaySeconds, peakMegabytes: replayPeak,
+                note: "ORDER BY rowid"),
             BenchFigure(
                 system: "JSON", name: "append: encode + write the change list", kind: "append",
-                changesPerSecond: count / jsonWriteSeconds, diskMegabytesPerSecond: Double(jsonBytes) / jsonWriteSeconds / 1e6,
-                bytesPerChange: Double(jsonBytes) / count, peakMegabytes: jsonWritePeak, note: "JSONEncoder, crdt-lite's Swift form"),
+                changesPerSecond: count / jsonWriteSeconds,
+                diskMegabytesPerSecond: Double(jsonBytes) / jsonWriteSeconds / 1e6,
+                bytesPerChange: Double(jsonBytes) / count, peakMegabytes: jsonWritePeak,
+                note: "JSONEncoder, crdt-lite's Swift form"),
             BenchFigure(
-                system: "JSON", name: "replay: read + decode + apply the change list", kind: "replay",
-                changesPerSecond: count / jsonReadSeconds, peakMegabytes: jsonReadPeak, note: "JSONDecoder"),
+                system: "JSON", name: "replay: read + decode + apply the change list",
+                kind: "replay",
+                changesPerSecond: count / jsonReadSeconds, peakMegabytes: jsonReadPeak,
+                note: "JSONDecoder"),
             BenchFigure(
                 system: "JSON", name: "whole state: encode + write, then read + decode",
                 changesPerSecond: count / (state.encode + state.decode),
                 bytesPerChange: Double(state.bytes) / count,
-                note: String(format: "encode %.2f s, decode %.2f s, %@", state.encode, state.decode, formatBytes(state.bytes))),
+                note: String(
+                    format: "encode %.2f s, decode %.2f s, %@", state.encode, state.decode,
+                    formatBytes(state.bytes))),
         ]
     }
 
@@ -64,7 +75,9 @@ extension LogBenchmark {
         var rawBytes: Int64 = 0
         while try cursor.next() {
             guard let header = cursor.header else { continue }
-            frames.append((Array(try cursor.storedBytes().dropFirst(BatchHeader.size)), Int(header.rawLength)))
+            frames.append(
+                (Array(try cursor.storedBytes().dropFirst(BatchHeader.size)), Int(header.rawLength))
+            )
             rawBytes += Int64(header.rawLength)
         }
         try log.close()
@@ -75,7 +88,9 @@ extension LogBenchmark {
             let started = ContinuousClock.now
             for (frame, rawLength) in frames {
                 output.removeAll(keepingCapacity: true)
-                _ = frame.withUnsafeBytes { LZ4Frame.decode($0, rawLength: rawLength, into: &output) }
+                _ = frame.withUnsafeBytes {
+                    LZ4Frame.decode($0, rawLength: rawLength, into: &output)
+                }
             }
             samples.append((ContinuousClock.now - started).seconds)
         }
@@ -85,25 +100,35 @@ extension LogBenchmark {
         if let commandSeconds = try lz4CommandSeconds() {
             commandFigure.append(
                 BenchFigure(
-                    system: "ceiling", name: "lz4 -dc command over the segments", changesPerSecond: Double(changes) / commandSeconds,
-                    rawMegabytesPerSecond: Double(rawBytes) / commandSeconds / 1e6, note: "Debian's lz4, includes process start"))
+                    system: "ceiling", name: "lz4 -dc command over the segments",
+                    changesPerSecond: Double(changes) / commandSeconds,
+                    rawMegabytesPerSecond: Double(rawBytes) / commandSeconds / 1e6,
+                    note: "Debian's lz4, includes process start"))
         }
         return commandFigure + [
             BenchFigure(
-                system: "ceiling", name: "liblz4 decompression of the same payloads", changesPerSecond: Double(changes) / lz4Seconds,
-                rawMegabytesPerSecond: Double(rawBytes) / lz4Seconds / 1e6, note: "no checksum, no decode"),
+                system: "ceiling", name: "liblz4 decompression of the same payloads",
+                changesPerSecond: Double(changes) / lz4Seconds,
+                rawMegabytesPerSecond: Double(rawBytes) / lz4Seconds / 1e6,
+                note: "no checksum, no decode"),
             BenchFigure(
-                system: "ceiling", name: "fdatasync of 4 KiB appends", changesPerSecond: 0, fsyncsPerSecond: fsyncRate,
+                system: "ceiling", name: "fdatasync of 4 KiB appends", changesPerSecond: 0,
+                fsyncsPerSecond: fsyncRate,
                 note: "the bound on any durable commit rate"),
         ]
     }
 
     /// Median time of `lz4 -dc` over every segment, when the command is installed.
     private func lz4CommandSeconds() throws -> Double? {
-        guard let lz4 = ["/usr/bin/lz4", "/usr/local/bin/lz4"].first(where: FileManager.default.isExecutableFile) else {
+        guard
+            let lz4 = ["/usr/bin/lz4", "/usr/local/bin/lz4"].first(
+                where: FileManager.default.isExecutableFile)
+        else {
             return nil
         }
-        let segments = try FileManager.default.contentsOfDirectory(atPath: logDirectory).filter { $0.hasSuffix(".seg") }.sorted()
+        let segments = try FileManager.default.contentsOfDirectory(atPath: logDirectory).filter {
+            $0.hasSuffix(".seg")
+        }.sorted()
         var samples: [Double] = []
         for _ in 0..<runs {
             let started = ContinuousClock.now

@@ -25,7 +25,9 @@ extension LogBenchmark {
     }
 
     /// One writer, one call per operation, each call timed.
-    func append(_ operations: [StandardWorkload.Operation], durability: Durability) async throws -> AppendOutcome {
+    func append(_ operations: [StandardWorkload.Operation], durability: Durability) async throws
+        -> AppendOutcome
+    {
         let logbook = try freshLogbook(durability)
         var outcome = AppendOutcome()
         let started = ContinuousClock.now
@@ -37,13 +39,16 @@ extension LogBenchmark {
         try logbook.sync()
         outcome.seconds = (ContinuousClock.now - started).seconds
         outcome.bytes = logbook.sizeBytes
-        outcome.syncs = durability == .fsyncEachAppend ? operations.count : logbook.groupCommitSyncCount
+        outcome.syncs =
+            durability == .fsyncEachAppend ? operations.count : logbook.groupCommitSyncCount
         try logbook.close()
         return outcome
     }
 
     /// The operations split over `writers` tasks with group commit.
-    func appendConcurrently(_ operations: [StandardWorkload.Operation], writers: Int) async throws -> AppendOutcome {
+    func appendConcurrently(_ operations: [StandardWorkload.Operation], writers: Int) async throws
+        -> AppendOutcome
+    {
         let logbook = try freshLogbook(.groupCommit)
         let started = ContinuousClock.now
         let perWriter = try await withThrowingTaskGroup(of: (Int, LatencyRecorder).self) { group in
@@ -73,10 +78,14 @@ extension LogBenchmark {
         return outcome
     }
 
-    static func apply(_ operation: StandardWorkload.Operation, to logbook: Logbook) async throws -> Int {
+    static func apply(_ operation: StandardWorkload.Operation, to logbook: Logbook) async throws
+        -> Int
+    {
         switch operation {
         case .upsert(let recordId, let fields):
-            return try await logbook.insertOrUpdate(recordId, fields: fields.map { ($0.0, $0.1.value) }).count
+            return try await logbook.insertOrUpdate(
+                recordId, fields: fields.map { ($0.0, $0.1.value) }
+            ).count
         case .deleteField(let recordId, let column):
             return try await logbook.deleteField(recordId, fieldName: column) == nil ? 0 : 1
         case .deleteRecord(let recordId):
@@ -85,15 +94,19 @@ extension LogBenchmark {
     }
 
     /// The workload's changes, made by an in-memory replica of another node.
-    func bulkChanges(_ operations: [StandardWorkload.Operation]) -> [Change<String, String, Value>] {
+    func bulkChanges(_ operations: [StandardWorkload.Operation]) -> [Change<String, String, Value>]
+    {
         let source = CRDT<String, String, Value>(nodeId: 2)
         var changes: [Change<String, String, Value>] = []
         for operation in operations {
             switch operation {
             case .upsert(let recordId, let fields):
-                changes += source.insertOrUpdate(recordId, fields: fields.map { ($0.0, $0.1.value) })
+                changes += source.insertOrUpdate(
+                    recordId, fields: fields.map { ($0.0, $0.1.value) })
             case .deleteField(let recordId, let column):
-                if let change = source.deleteField(recordId, fieldName: column) { changes.append(change) }
+                if let change = source.deleteField(recordId, fieldName: column) {
+                    changes.append(change)
+                }
             case .deleteRecord(let recordId):
                 if let change = source.deleteRecord(recordId) { changes.append(change) }
             }
@@ -107,7 +120,9 @@ extension LogBenchmark {
         let started = ContinuousClock.now
         var accepted = 0
         for chunk in stride(from: 0, to: changes.count, by: 10_000) {
-            accepted += try await logbook.merge(Array(changes[chunk..<min(chunk + 10_000, changes.count)])).count
+            accepted += try await logbook.merge(
+                Array(changes[chunk..<min(chunk + 10_000, changes.count)])
+            ).count
         }
         try logbook.sync()
         let seconds = (ContinuousClock.now - started).seconds
@@ -123,7 +138,8 @@ extension LogBenchmark {
         var count = 0
         var rawBytes: Int64 = 0
         var change = Change<String, String, Value>(
-            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0, localDbVersion: 0)
+            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
+            localDbVersion: 0)
         while try cursor.next() {
             rawBytes += Int64(cursor.header?.rawLength ?? 0)
             cursor.forEachRecord { _, bytes in

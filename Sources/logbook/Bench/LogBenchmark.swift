@@ -24,7 +24,8 @@ struct LogBenchmark {
 
     func run() async throws -> [BenchFigure] {
         try? FileManager.default.removeItem(atPath: directory)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true)
         let operations = StandardWorkload.operations(records: records, changes: changes)
         let bulk = bulkChanges(operations)
         var figures: [BenchFigure] = []
@@ -44,7 +45,9 @@ struct LogBenchmark {
 
     // MARK: Logbook
 
-    private func appendFigures(_ operations: [StandardWorkload.Operation], bulk: [Change<String, String, Value>]) async throws -> [BenchFigure] {
+    private func appendFigures(
+        _ operations: [StandardWorkload.Operation], bulk: [Change<String, String, Value>]
+    ) async throws -> [BenchFigure] {
         var figures: [BenchFigure] = []
         for (durability, count, concurrency) in [
             (Durability.buffered, operations.count, 1), (.fsyncEachAppend, syncedOperations, 1),
@@ -55,18 +58,25 @@ struct LogBenchmark {
             var outcome = AppendOutcome()
             progress("append \(durability.rawValue), \(concurrency) writer(s)")
             let (seconds, peak) = try await measure(runs: runs) {
-                outcome = concurrency == 1
-                    ? try await append(subset, durability: durability) : try await appendConcurrently(subset, writers: concurrency)
+                outcome =
+                    concurrency == 1
+                    ? try await append(subset, durability: durability)
+                    : try await appendConcurrently(subset, writers: concurrency)
                 latency = outcome.latency
                 return outcome.seconds
             }
             figures.append(
                 BenchFigure(
-                    system: "Logbook", name: "append .\(durability.rawValue), \(concurrency) writer\(concurrency == 1 ? "" : "s")",
+                    system: "Logbook",
+                    name:
+                        "append .\(durability.rawValue), \(concurrency) writer\(concurrency == 1 ? "" : "s")",
                     kind: durability == .buffered && concurrency == 1 ? "append" : nil,
-                    changesPerSecond: Double(outcome.count) / seconds, diskMegabytesPerSecond: Double(outcome.bytes) / seconds / 1e6,
-                    bytesPerChange: Double(outcome.bytes) / Double(max(1, outcome.count)), latency: latency.percentiles(),
-                    fsyncsPerSecond: outcome.syncs > 0 ? Double(outcome.syncs) / seconds : nil, peakMegabytes: peak,
+                    changesPerSecond: Double(outcome.count) / seconds,
+                    diskMegabytesPerSecond: Double(outcome.bytes) / seconds / 1e6,
+                    bytesPerChange: Double(outcome.bytes) / Double(max(1, outcome.count)),
+                    latency: latency.percentiles(),
+                    fsyncsPerSecond: outcome.syncs > 0 ? Double(outcome.syncs) / seconds : nil,
+                    peakMegabytes: peak,
                     note: "\(outcome.count) changes"))
         }
         progress("append by bulk merge")
@@ -78,7 +88,8 @@ struct LogBenchmark {
         }
         figures.append(
             BenchFigure(
-                system: "Logbook", name: "append .buffered, merge 10k changes/call", changesPerSecond: Double(merged) / bulkSeconds,
+                system: "Logbook", name: "append .buffered, merge 10k changes/call",
+                changesPerSecond: Double(merged) / bulkSeconds,
                 peakMegabytes: bulkPeak, note: "changes made by another replica"))
         progress("in-memory CRDT merge")
         let (memorySeconds, memoryPeak) = await measure(runs: runs) {
@@ -91,7 +102,8 @@ struct LogBenchmark {
         }
         figures.append(
             BenchFigure(
-                system: "Logbook", name: "reference: in-memory CRDT merge, no log", changesPerSecond: Double(bulk.count) / memorySeconds,
+                system: "Logbook", name: "reference: in-memory CRDT merge, no log",
+                changesPerSecond: Double(bulk.count) / memorySeconds,
                 peakMegabytes: memoryPeak, note: "the CRDT alone"))
         return figures
     }
@@ -120,13 +132,17 @@ struct LogBenchmark {
         return [
             BenchFigure(
                 system: "Logbook", name: "replay: read, checksum, decompress, decode",
-                changesPerSecond: Double(decoded.changes) / decodeSeconds, rawMegabytesPerSecond: Double(decoded.rawBytes) / decodeSeconds / 1e6,
-                diskMegabytesPerSecond: Double(size) / decodeSeconds / 1e6, bytesPerChange: Double(size) / Double(max(1, written)),
+                changesPerSecond: Double(decoded.changes) / decodeSeconds,
+                rawMegabytesPerSecond: Double(decoded.rawBytes) / decodeSeconds / 1e6,
+                diskMegabytesPerSecond: Double(size) / decodeSeconds / 1e6,
+                bytesPerChange: Double(size) / Double(max(1, written)),
                 peakMegabytes: decodePeak, note: "one core, no CRDT"),
             BenchFigure(
                 system: "Logbook", name: "open: replay + rebuild CRDT", kind: "replay",
-                changesPerSecond: Double(decoded.changes) / openSeconds, rawMegabytesPerSecond: Double(decoded.rawBytes) / openSeconds / 1e6,
-                diskMegabytesPerSecond: Double(size) / openSeconds / 1e6, peakMegabytes: openPeak, note: "one core"),
+                changesPerSecond: Double(decoded.changes) / openSeconds,
+                rawMegabytesPerSecond: Double(decoded.rawBytes) / openSeconds / 1e6,
+                diskMegabytesPerSecond: Double(size) / openSeconds / 1e6, peakMegabytes: openPeak,
+                note: "one core"),
         ]
     }
 
@@ -147,9 +163,13 @@ struct LogBenchmark {
         guard let report = compacted else { return [] }
         return [
             BenchFigure(
-                system: "Logbook", name: "compaction of the sealed segments", changesPerSecond: Double(report.recordsBefore) / seconds,
-                rawMegabytesPerSecond: Double(report.rawBytesRead) / seconds / 1e6, peakMegabytes: peak,
-                note: "\(report.recordsBefore) -> \(report.recordsAfter) records, \(formatBytes(report.bytesBefore)) -> \(formatBytes(report.bytesAfter))")
+                system: "Logbook", name: "compaction of the sealed segments",
+                changesPerSecond: Double(report.recordsBefore) / seconds,
+                rawMegabytesPerSecond: Double(report.rawBytesRead) / seconds / 1e6,
+                peakMegabytes: peak,
+                note:
+                    "\(report.recordsBefore) -> \(report.recordsAfter) records, \(formatBytes(report.bytesBefore)) -> \(formatBytes(report.bytesAfter))"
+            )
         ]
     }
 }
@@ -163,7 +183,11 @@ extension StandardWorkload {
         var produced = 0
         while produced < changes {
             let operation = workload.next()
-            if case .upsert(_, let fields) = operation { produced += fields.count } else { produced += 1 }
+            if case .upsert(_, let fields) = operation {
+                produced += fields.count
+            } else {
+                produced += 1
+            }
             operations.append(operation)
         }
         return operations

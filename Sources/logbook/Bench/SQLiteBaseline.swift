@@ -15,7 +15,9 @@ struct SQLiteBaseline {
     let path: String
 
     /// Inserts every change; returns seconds and the database's bytes on disk.
-    func append(_ changes: [Change<String, String, Value>]) throws -> (seconds: Double, bytes: Int64) {
+    func append(_ changes: [Change<String, String, Value>]) throws -> (
+        seconds: Double, bytes: Int64
+    ) {
         try? FileManager.default.removeItem(atPath: path)
         let database = try open()
         defer { sqlite3_close(database) }
@@ -27,7 +29,10 @@ struct SQLiteBaseline {
               db_version INTEGER NOT NULL, node_id INTEGER NOT NULL, local_db_version INTEGER NOT NULL, flags INTEGER NOT NULL);
             """)
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(database, "INSERT INTO changes VALUES (?,?,?,?,?,?,?,?)", -1, &statement, nil) == SQLITE_OK
+        guard
+            sqlite3_prepare_v2(
+                database, "INSERT INTO changes VALUES (?,?,?,?,?,?,?,?)", -1, &statement, nil)
+                == SQLITE_OK
         else { throw failure(database) }
         defer { sqlite3_finalize(statement) }
         let started = ContinuousClock.now
@@ -46,7 +51,10 @@ struct SQLiteBaseline {
             if let value = change.value {
                 buffer.removeAll(keepingCapacity: true)
                 ValueCodec.append(value, to: &buffer)
-                _ = buffer.withUnsafeBytes { sqlite3_bind_blob(statement, 3, $0.baseAddress, Int32($0.count), sqliteTransient) }
+                _ = buffer.withUnsafeBytes {
+                    sqlite3_bind_blob(
+                        statement, 3, $0.baseAddress, Int32($0.count), sqliteTransient)
+                }
             } else {
                 sqlite3_bind_null(statement, 3)
             }
@@ -69,7 +77,10 @@ struct SQLiteBaseline {
         let database = try open()
         defer { sqlite3_close(database) }
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(database, "SELECT * FROM changes ORDER BY rowid", -1, &statement, nil) == SQLITE_OK else {
+        guard
+            sqlite3_prepare_v2(
+                database, "SELECT * FROM changes ORDER BY rowid", -1, &statement, nil) == SQLITE_OK
+        else {
             throw failure(database)
         }
         defer { sqlite3_finalize(statement) }
@@ -86,7 +97,8 @@ struct SQLiteBaseline {
                 localDbVersion: UInt64(bitPattern: sqlite3_column_int64(statement, 6)),
                 flags: UInt32(truncatingIfNeeded: sqlite3_column_int64(statement, 7)))
             if let blob = sqlite3_column_blob(statement, 2) {
-                let bytes = UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(statement, 2)))
+                let bytes = UnsafeRawBufferPointer(
+                    start: blob, count: Int(sqlite3_column_bytes(statement, 2)))
                 var position = 0
                 change.value = ValueCodec.read(bytes, at: &position, depth: 0)
             }
@@ -111,7 +123,9 @@ struct SQLiteBaseline {
     }
 
     private func execute(_ database: OpaquePointer?, _ sql: String) throws {
-        guard sqlite3_exec(database, sql, nil, nil, nil) == SQLITE_OK else { throw failure(database) }
+        guard sqlite3_exec(database, sql, nil, nil, nil) == SQLITE_OK else {
+            throw failure(database)
+        }
     }
 
     private func failure(_ database: OpaquePointer?) -> Failure {

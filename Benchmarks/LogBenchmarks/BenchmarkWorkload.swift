@@ -1,0 +1,106 @@
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookStorage
+import LogbookTesting
+
+/// The standard workload, generated once per process, and the scratch files the suites use.
+final class BenchmarkWorkload: @unchecked Sendable {
+    // @unchecked: written once in init, read-only afterwards (the lazily written log is
+    // guarded by `lock`).
+    let operations: [StandardWorkload.Operation]
+    let changes: [Change<String, String, Value>]
+    let directory: String
+    private let lock = NSLock()
+    private var logWritten = false
+
+    init(records: Int, changes changeCount: Int) {
+        var generator = StandardWorkload(recordCount: records, seed: 42)
+        var operations: [StandardWorkload.Operation] = []
+        let source = CRDT<String, String, Value>(nodeId: 2)
+        var changes: [Change<String, String, Value>] = []
+        while changes.count < changeCount {
+            let operation = generator.next()
+            operations.append(operation)
+            switch operation {
+            case .upsert(let recordId, let fields):
+                changes += source.insertOrUpdate(
+                    recordId, fields: fields.map { ($0.0, $0.1.value) })
+            case .deleteField(let recordId, let column):
+                if let change = source.deleteField(recordId, fieldName: column) {
+                    changes.append(change)
+                }
+            case .deleteRecord(let recordId):
+                if let change = source.deleteRecord(recordId) { changes.append(change) }
+            }
+        }
+        self.operations = operations
+        self.changes = changes
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "logbook-benchmarks-\(ProcessInfo.processInfo.processIdentifier)"
+            ).path
+        try? FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true)
+    }
+
+    func scratch(_ name: String) -> String {
+        let path = directory + "/" + name
+        try? FileManager.default.removeItem(atPath: path)
+        return path
+    }
+
+    func freshLogbook(_ durability: Durability) throws -> Logbook {
+        var options = LogbookOptions()
+        options.durability = durability
+        options.log.segmentSizeMax = 1 << 20
+        return try Logbook.open(directory: scratch("append-log"), nodeId: 1, options: options)
+    }
+
+    /// A log holding every change of the workload (merged as another node's), written once
+    /// per process, or again when `fresh`.
+    func writtenLog(fresh: Bool = false) throws -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        let path = directory + "/workload-log"
+        if logWritten && !fresh { return path }
+        try? FileManager.default.removeItem(atPath: path)
+        var options = LogbookOptions()
+        options.durability = .buffered
+        options.log.segmentSizeMax = 1 << 20
+        let logbook = try Logbook.open(directory: path, nodeId: 1, options: options)
+        let semaphore = DispatchSemaphore(value: 0)
+        let changes = self.changes
+        let failure = UnsafeSendableBox<(any Error)?>(nil)
+        Task {
+            do { _ = try await logbook.merge(changes) } catch { failure.value = error }
+            semaphore.signal()
+        }
+        semaphore.wait()
+        if let error = failure.value { throw error }
+        try logbook.close()
+        logWritten = true
+        return path
+    }
+
+    /// The stored LZ4 frames of the written log, with their raw lengths.
+    func frames() throws -> [([UInt8], Int)] {
+        let log = try Log.open(directory: try writtenLog(), createIfMissing: false)
+        defer { try? log.close() }
+        let cursor = try log.makeCursor(from: 0)
+        var frames: [([UInt8], Int)] = []
+        while try cursor.next() {
+            guard let header = cursor.header else { continue }
+            frames.append(
+                (Array(try cursor.storedBytes().dropFirst(BatchHeader.size)), Int(header.rawLength))
+            )
+        }
+        return frames
+    }
+}
+
+/// A box for handing a result out of a task in a synchronous setup function.
+final class UnsafeSendableBox<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}

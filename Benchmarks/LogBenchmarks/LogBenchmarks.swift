@@ -1,0 +1,192 @@
+import Benchmark
+import Foundation
+import GRDB
+import Logbook
+import LogbookCRDT
+import LogbookStorage
+import LogbookTesting
+
+// Logbook's suites under package-benchmark, with the baselines in the same run: SQLite
+// through GRDB (a changes table in WAL mode, batched transactions; replay by a full scan into
+// the same CRDT) and crdt-lite-style JSON. Workload: docs/benchmarks.md (seed 42). Each
+// iteration does a fixed amount of work so throughput is comparable across suites.
+
+let workload = BenchmarkWorkload(records: 20_000, changes: 200_000)
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .peakMemoryResident, .mallocCountTotal],
+        maxDuration: .seconds(3), maxIterations: 30,
+        thresholds: [
+            .wallClock: .init(relative: [.p90: 35]),
+            .throughput: .init(relative: [.p90: 35]),
+        ])
+
+    // MARK: Append
+
+    for durability in [Durability.buffered, .fsyncEachAppend, .groupCommit] {
+        let operationCount = durability == .buffered ? 10_000 : 200
+        Benchmark("append .\(durability.rawValue), 1 writer, \(operationCount) ops") { benchmark in
+            for _ in benchmark.scaledIterations {
+                let logbook = try workload.freshLogbook(durability)
+                benchmark.startMeasurement()
+                for operation in workload.operations.prefix(operationCount) {
+                    _ = try await apply(operation, to: logbook)
+                }
+                try logbook.sync()
+                benchmark.stopMeasurement()
+                try logbook.close()
+            }
+        }
+    }
+
+    Benchmark("append .groupCommit, 64 writers, 6400 ops") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let logbook = try workload.freshLogbook(.groupCommit)
+            let operations = Array(workload.operations.prefix(6400))
+            benchmark.startMeasurement()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<64 {
+                    group.addTask {
+                        for index in stride(from: writer, to: operations.count, by: 64) {
+                            _ = try await apply(operations[index], to: logbook)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            benchmark.stopMeasurement()
+            try logbook.close()
+        }
+    }
+
+    // MARK: Replay
+
+    Benchmark("replay decode only, \(workload.changes.count) changes") { benchmark in
+        let directory = try workload.writtenLog()
+        for _ in benchmark.scaledIterations {
+            let log = try Log.open(directory: directory, createIfMissing: false)
+            let cursor = try log.makeCursor(from: 0)
+            var change = Change<String, String, Value>(
+                recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
+                localDbVersion: 0)
+            var count = 0
+            while try cursor.next() {
+                cursor.forEachRecord { _, bytes in
+                    if case .change = ChangeRecordCodec.decode(bytes, into: &change) { count += 1 }
+                }
+            }
+            blackHole(count)
+            try log.close()
+        }
+    }
+
+    Benchmark("replay open into the CRDT, \(workload.changes.count) changes") { benchmark in
+        let directory = try workload.writtenLog()
+        var options = LogbookOptions()
+        options.durability = .buffered
+        for _ in benchmark.scaledIterations {
+            let logbook = try Logbook.open(directory: directory, options: options)
+            blackHole(logbook.nextOffset)
+            try logbook.close()
+        }
+    }
+
+    Benchmark("compaction of \(workload.changes.count) changes") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let directory = try workload.writtenLog(fresh: true)
+            var options = LogbookOptions()
+            options.durability = .buffered
+            let logbook = try Logbook.open(directory: directory, options: options)
+            var compaction = CompactionOptions()
+            compaction.dirtyRatioMin = 0
+            benchmark.startMeasurement()
+            blackHole(try logbook.compact(compaction))
+            benchmark.stopMeasurement()
+            try logbook.close()
+        }
+    }
+
+    // MARK: Baselines
+
+    Benchmark(
+        "baseline SQLite GRDB insert \(workload.changes.count) changes, WAL, 10k per transaction"
+    ) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let path = workload.scratch("grdb.sqlite")
+            benchmark.startMeasurement()
+            try GRDBBaseline.write(workload.changes, to: path)
+            benchmark.stopMeasurement()
+        }
+    }
+
+    Benchmark("baseline SQLite GRDB full scan into the CRDT") { benchmark in
+        let path = workload.scratch("grdb-read.sqlite")
+        try GRDBBaseline.write(workload.changes, to: path)
+        for _ in benchmark.scaledIterations {
+            blackHole(try GRDBBaseline.replay(path))
+        }
+    }
+
+    Benchmark("baseline JSON encode the change list") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try JSONEncoder().encode(workload.changes))
+        }
+    }
+
+    Benchmark("baseline JSON decode the change list into the CRDT") { benchmark in
+        let data = try JSONEncoder().encode(workload.changes)
+        for _ in benchmark.scaledIterations {
+            let changes = try JSONDecoder().decode([Change<String, String, Value>].self, from: data)
+            CRDT<String, String, Value>(nodeId: 1).restore(changes)
+        }
+    }
+
+    // MARK: Ceilings
+
+    Benchmark("ceiling liblz4 decompression of the log payloads") { benchmark in
+        let frames = try workload.frames()
+        var output: [UInt8] = []
+        for _ in benchmark.scaledIterations {
+            for (frame, rawLength) in frames {
+                output.removeAll(keepingCapacity: true)
+                _ = frame.withUnsafeBytes {
+                    LZ4Frame.decode($0, rawLength: rawLength, into: &output)
+                }
+            }
+        }
+    }
+
+    Benchmark("ceiling fdatasync of a 4 KiB append") { benchmark in
+        let path = workload.scratch("fsync-probe")
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        let block = Data(repeating: 0x5A, count: 4096)
+        for _ in benchmark.scaledIterations {
+            try handle.write(contentsOf: block)
+            guard fdatasync(handle.fileDescriptor) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        }
+        try handle.close()
+    }
+}
+
+func apply(_ operation: StandardWorkload.Operation, to logbook: Logbook) async throws -> Int {
+    switch operation {
+    case .upsert(let recordId, let fields):
+        return try await logbook.insertOrUpdate(recordId, fields: fields.map { ($0.0, $0.1.value) })
+            .count
+    case .deleteField(let recordId, let column):
+        return try await logbook.deleteField(recordId, fieldName: column) == nil ? 0 : 1
+    case .deleteRecord(let recordId):
+        return try await logbook.deleteRecord(recordId) == nil ? 0 : 1
+    }
+}
+
+extension StandardWorkload.WorkloadValue {
+    var value: Value {
+        switch self {
+        case .int(let int): .int(int)
+        case .string(let string): .string(string)
+        }
+    }
+}
