@@ -82,15 +82,27 @@ struct BenchReport: Codable {
             <style>body{font:14px system-ui,sans-serif;margin:2em;max-width:60em}td,th{padding:2px 8px;text-align:right}
             td:first-child,th:first-child{text-align:left}svg text{font:12px system-ui,sans-serif}</style></head><body>
             <h1>Logbook benchmark</h1><p>\(escape(workload))<br>\(escape(machine))</p>
-            <h2>Throughput (changes/s, log scale)</h2>\(barChart(throughput.map { ("\($0.system): \($0.name)", $0.changesPerSecond, formatCount($0.changesPerSecond)) }, logarithmic: true))
-            <h2>Append latency per call (µs, p50 / p99)</h2>\(barChart(latency.flatMap { [("\($0.0) p50", $0.1.p50, String(format: "%.1f", $0.1.p50)), ("\($0.0) p99", $0.1.p99, String(format: "%.1f", $0.1.p99))] }, logarithmic: true))
+            <h2>Throughput (changes/s, log scale)</h2>\(barChart(throughput.map { ("\($0.system): \($0.name)", $0.changesPerSecond, formatCount($0.changesPerSecond), color(for: $0.system)) }, logarithmic: true))
+            <h2>Append latency per call (µs, p50 / p99, log scale)</h2>\(barChart(latency.flatMap { [("\($0.0) p50", $0.1.p50, String(format: "%.1f", $0.1.p50), "#4a7bd0"), ("\($0.0) p99", $0.1.p99, String(format: "%.1f", $0.1.p99), "#2c4f91")] }, logarithmic: true))
             <h2>Ratios</h2><table><tr><th>kind</th><th>baseline</th><th>Logbook ÷ baseline</th></tr>
             \(ratios.map { "<tr><td>\($0.kind)</td><td>\($0.baseline)</td><td>\(String(format: "%.2f×", $0.ratio))</td></tr>" }.joined())
             </table></body></html>
             """
     }
 
-    private func barChart(_ bars: [(label: String, value: Double, text: String)], logarithmic: Bool)
+    /// Logbook blue, SQLite orange, JSON green, ceilings grey.
+    private func color(for system: String) -> String {
+        switch system {
+        case "Logbook": "#4a7bd0"
+        case "SQLite": "#e08a2c"
+        case "JSON": "#4f9d5a"
+        default: "#9a9a9a"
+        }
+    }
+
+    private func barChart(
+        _ bars: [(label: String, value: Double, text: String, color: String)], logarithmic: Bool
+    )
         -> String
     {
         let width = 900.0
@@ -108,7 +120,7 @@ struct BenchReport: Codable {
             let y = Double(index) * rowHeight
             return """
                 <text x="0" y="\(y + 15)">\(escape(bar.label))</text>\
-                <rect x="\(labelWidth)" y="\(y + 3)" width="\(scale(bar.value))" height="16" fill="#4a7bd0"/>\
+                <rect x="\(labelWidth)" y="\(y + 3)" width="\(scale(bar.value))" height="16" fill="\(bar.color)"/>\
                 <text x="\(labelWidth + scale(bar.value) + 6)" y="\(y + 15)">\(escape(bar.text))</text>
                 """
         }
