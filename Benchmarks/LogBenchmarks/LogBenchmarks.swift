@@ -17,16 +17,22 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .peakMemoryResident, .mallocCountTotal],
         maxDuration: .seconds(3), maxIterations: 30,
+        // Tolerances for `thresholds check`: this project's shared VM moves timings by
+        // ±30% between runs, so time and throughput get 50%; memory and allocations 25%.
         thresholds: [
-            .wallClock: .init(relative: [.p90: 35]),
-            .throughput: .init(relative: [.p90: 35]),
+            .wallClock: .init(relative: [.p90: 50]),
+            .throughput: .init(relative: [.p90: 50]),
+            .peakMemoryResident: .init(relative: [.p90: 25]),
+            .mallocCountTotal: .init(relative: [.p90: 25]),
         ])
 
     // MARK: Append
 
     for durability in [Durability.buffered, .fsyncEachAppend, .groupCommit] {
         let operationCount = durability == .buffered ? 10_000 : 200
-        Benchmark("append .\(durability.rawValue), 1 writer, \(operationCount) ops") { benchmark in
+        // Names without spaces, dots or slashes: package-benchmark writes threshold files with
+        // spaces replaced but reads them back by the raw name.
+        Benchmark("append-\(durability.rawValue)-1-writer-\(operationCount)-ops") { benchmark in
             for _ in benchmark.scaledIterations {
                 let logbook = try workload.freshLogbook(durability)
                 benchmark.startMeasurement()
@@ -40,7 +46,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("append .groupCommit, 64 writers, 6400 ops") { benchmark in
+    Benchmark("append-groupCommit-64-writers-6400-ops") { benchmark in
         for _ in benchmark.scaledIterations {
             let logbook = try workload.freshLogbook(.groupCommit)
             let operations = Array(workload.operations.prefix(6400))
@@ -62,7 +68,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: Replay
 
-    Benchmark("replay decode only, \(workload.changes.count) changes") { benchmark in
+    Benchmark("replay-decode-only-\(workload.changes.count)-changes") { benchmark in
         let directory = try workload.writtenLog()
         for _ in benchmark.scaledIterations {
             let log = try Log.open(directory: directory, createIfMissing: false)
@@ -81,7 +87,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("replay open into the CRDT, \(workload.changes.count) changes") { benchmark in
+    Benchmark("replay-open-into-CRDT-\(workload.changes.count)-changes") { benchmark in
         let directory = try workload.writtenLog()
         var options = LogbookOptions()
         options.durability = .buffered
@@ -92,7 +98,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("compaction of \(workload.changes.count) changes") { benchmark in
+    Benchmark("compaction-\(workload.changes.count)-changes") { benchmark in
         for _ in benchmark.scaledIterations {
             let directory = try workload.writtenLog(fresh: true)
             var options = LogbookOptions()
@@ -110,7 +116,7 @@ let benchmarks: @Sendable () -> Void = {
     // MARK: Baselines
 
     Benchmark(
-        "baseline SQLite GRDB insert \(workload.changes.count) changes, WAL, 10k per transaction"
+        "baseline-SQLite-GRDB-insert-\(workload.changes.count)-changes-WAL-10k-per-transaction"
     ) { benchmark in
         for _ in benchmark.scaledIterations {
             let path = workload.scratch("grdb.sqlite")
@@ -120,7 +126,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("baseline SQLite GRDB full scan into the CRDT") { benchmark in
+    Benchmark("baseline-SQLite-GRDB-full-scan-into-CRDT") { benchmark in
         let path = workload.scratch("grdb-read.sqlite")
         try GRDBBaseline.write(workload.changes, to: path)
         for _ in benchmark.scaledIterations {
@@ -128,13 +134,13 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("baseline JSON encode the change list") { benchmark in
+    Benchmark("baseline-JSON-encode-change-list") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try JSONEncoder().encode(workload.changes))
         }
     }
 
-    Benchmark("baseline JSON decode the change list into the CRDT") { benchmark in
+    Benchmark("baseline-JSON-decode-change-list-into-CRDT") { benchmark in
         let data = try JSONEncoder().encode(workload.changes)
         for _ in benchmark.scaledIterations {
             let changes = try JSONDecoder().decode([Change<String, String, Value>].self, from: data)
@@ -144,7 +150,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: Ceilings
 
-    Benchmark("ceiling liblz4 decompression of the log payloads") { benchmark in
+    Benchmark("ceiling-liblz4-decompression-of-log-payloads") { benchmark in
         let frames = try workload.frames()
         var output: [UInt8] = []
         for _ in benchmark.scaledIterations {
@@ -157,7 +163,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("ceiling fdatasync of a 4 KiB append") { benchmark in
+    Benchmark("ceiling-fdatasync-4KiB-append") { benchmark in
         let path = workload.scratch("fsync-probe")
         FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
