@@ -165,7 +165,9 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("ceiling-fdatasync-4KiB-append") { benchmark in
         let path = workload.scratch("fsync-probe")
-        FileManager.default.createFile(atPath: path, contents: nil)
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         let block = Data(repeating: 0x5A, count: 4096)
         for _ in benchmark.scaledIterations {

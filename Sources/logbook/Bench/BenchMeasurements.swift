@@ -56,7 +56,9 @@ enum PeakMemory {
 func measureFdatasyncRate(directory: String, seconds: Double = 1) throws -> Double {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let path = directory + "/fsync-probe"
-    FileManager.default.createFile(atPath: path, contents: nil)
+    guard FileManager.default.createFile(atPath: path, contents: nil) else {
+        throw CocoaError(.fileWriteUnknown)
+    }
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     defer {
         try? handle.close()
