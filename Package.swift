@@ -43,7 +43,8 @@ let package = Package(
             name: "Logbook", dependencies: ["LogbookCRDT", "LogbookStorage"],
             swiftSettings: strictSettings),
         .target(
-            name: "LogbookTesting", dependencies: ["LogbookStorage"], swiftSettings: strictSettings),
+            name: "LogbookTesting", dependencies: ["LogbookStorage", "LogbookCRDT", "Logbook"],
+            swiftSettings: strictSettings),
         .executableTarget(
             name: "logbook",
             dependencies: [

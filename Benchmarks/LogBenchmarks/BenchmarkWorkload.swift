@@ -15,25 +15,8 @@ final class BenchmarkWorkload: @unchecked Sendable {
     private var logWritten = false
 
     init(records: Int, changes changeCount: Int) {
-        var generator = StandardWorkload(recordCount: records, seed: 42)
-        var operations: [StandardWorkload.Operation] = []
-        let source = CRDT<String, String, Value>(nodeId: 2)
-        var changes: [Change<String, String, Value>] = []
-        while changes.count < changeCount {
-            let operation = generator.next()
-            operations.append(operation)
-            switch operation {
-            case .upsert(let recordId, let fields):
-                changes += source.insertOrUpdate(
-                    recordId, fields: fields.map { ($0.0, $0.1.value) })
-            case .deleteField(let recordId, let column):
-                if let change = source.deleteField(recordId, fieldName: column) {
-                    changes.append(change)
-                }
-            case .deleteRecord(let recordId):
-                if let change = source.deleteRecord(recordId) { changes.append(change) }
-            }
-        }
+        let operations = StandardWorkload.operations(records: records, changes: changeCount * 2)
+        let changes = Array(StandardWorkload.changes(of: operations).prefix(changeCount))
         self.operations = operations
         self.changes = changes
         directory =

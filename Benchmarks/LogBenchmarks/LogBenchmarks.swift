@@ -37,7 +37,7 @@ let benchmarks: @Sendable () -> Void = {
                 let logbook = try workload.freshLogbook(durability)
                 benchmark.startMeasurement()
                 for operation in workload.operations.prefix(operationCount) {
-                    _ = try await apply(operation, to: logbook)
+                    _ = try await operation.apply(to: logbook)
                 }
                 try logbook.sync()
                 benchmark.stopMeasurement()
@@ -55,7 +55,7 @@ let benchmarks: @Sendable () -> Void = {
                 for writer in 0..<64 {
                     group.addTask {
                         for index in stride(from: writer, to: operations.count, by: 64) {
-                            _ = try await apply(operations[index], to: logbook)
+                            _ = try await operations[index].apply(to: logbook)
                         }
                     }
                 }
@@ -175,26 +175,5 @@ let benchmarks: @Sendable () -> Void = {
             guard fdatasync(handle.fileDescriptor) == 0 else { throw CocoaError(.fileWriteUnknown) }
         }
         try handle.close()
-    }
-}
-
-func apply(_ operation: StandardWorkload.Operation, to logbook: Logbook) async throws -> Int {
-    switch operation {
-    case .upsert(let recordId, let fields):
-        return try await logbook.insertOrUpdate(recordId, fields: fields.map { ($0.0, $0.1.value) })
-            .count
-    case .deleteField(let recordId, let column):
-        return try await logbook.deleteField(recordId, fieldName: column) == nil ? 0 : 1
-    case .deleteRecord(let recordId):
-        return try await logbook.deleteRecord(recordId) == nil ? 0 : 1
-    }
-}
-
-extension StandardWorkload.WorkloadValue {
-    var value: Value {
-        switch self {
-        case .int(let int): .int(int)
-        case .string(let string): .string(string)
-        }
     }
 }

@@ -1,3 +1,6 @@
+import Logbook
+import LogbookCRDT
+
 /// The standard workload that benchmarks, the demo and the performance notes use.
 ///
 /// - `recordCount` records `record/<n>`, each first inserted with five columns: `name`
@@ -10,19 +13,11 @@ public struct StandardWorkload: Sendable {
     /// One operation of the workload.
     public enum Operation: Sendable {
         /// Insert or update fields of a record.
-        case upsert(String, [(String, WorkloadValue)])
+        case upsert(String, [(String, Value)])
         /// Delete one field.
         case deleteField(String, String)
         /// Delete a record.
         case deleteRecord(String)
-    }
-
-    /// A workload value without depending on LogbookCRDT (this target stays below it).
-    public enum WorkloadValue: Sendable {
-        /// An integer.
-        case int(Int64)
-        /// A short string.
-        case string(String)
     }
 
     /// The five columns of every record.
@@ -59,7 +54,7 @@ public struct StandardWorkload: Sendable {
         return .deleteRecord(recordId)
     }
 
-    private mutating func value(for column: String, number: Int) -> WorkloadValue {
+    private mutating func value(for column: String, number: Int) -> Value {
         switch column {
         case "count", "level": return .int(Int64.random(in: 0..<100_000, using: &random))
         case "state":
@@ -67,6 +62,62 @@ public struct StandardWorkload: Sendable {
         case "room":
             return .string(Self.rooms[Int.random(in: 0..<Self.rooms.count, using: &random)])
         default: return .string("device-\(number % 10_000)")
+        }
+    }
+}
+
+extension StandardWorkload {
+    /// The workload's operations until they produce `changes` changes, generated up front so
+    /// a benchmark keeps the generator's cost out of its timings.
+    public static func operations(records: Int, changes: Int, seed: UInt64 = 42) -> [Operation] {
+        var workload = StandardWorkload(recordCount: records, seed: seed)
+        var operations: [Operation] = []
+        var produced = 0
+        while produced < changes {
+            let operation = workload.next()
+            if case .upsert(_, let fields) = operation {
+                produced += fields.count
+            } else {
+                produced += 1
+            }
+            operations.append(operation)
+        }
+        return operations
+    }
+
+    /// The changes `operations` make on an in-memory replica of `nodeId`: what another node
+    /// would ship.
+    public static func changes(of operations: [Operation], nodeId: NodeId = 2) -> [Change<
+        String, String, Value
+    >] {
+        let source = CRDT<String, String, Value>(nodeId: nodeId)
+        var changes: [Change<String, String, Value>] = []
+        for operation in operations {
+            switch operation {
+            case .upsert(let recordId, let fields):
+                changes += source.insertOrUpdate(recordId, fields: fields)
+            case .deleteField(let recordId, let column):
+                if let change = source.deleteField(recordId, fieldName: column) {
+                    changes.append(change)
+                }
+            case .deleteRecord(let recordId):
+                if let change = source.deleteRecord(recordId) { changes.append(change) }
+            }
+        }
+        return changes
+    }
+}
+
+extension StandardWorkload.Operation {
+    /// Performs the operation on a Logbook; returns the changes it produced.
+    public func apply(to logbook: Logbook) async throws(LogbookError) -> Int {
+        switch self {
+        case .upsert(let recordId, let fields):
+            return try await logbook.insertOrUpdate(recordId, fields: fields).count
+        case .deleteField(let recordId, let column):
+            return try await logbook.deleteField(recordId, fieldName: column) == nil ? 0 : 1
+        case .deleteRecord(let recordId):
+            return try await logbook.deleteRecord(recordId) == nil ? 0 : 1
         }
     }
 }

@@ -33,7 +33,7 @@ extension LogBenchmark {
         let started = ContinuousClock.now
         for operation in operations {
             let callStarted = ContinuousClock.now
-            outcome.count += try await Self.apply(operation, to: logbook)
+            outcome.count += try await operation.apply(to: logbook)
             outcome.latency.record(ContinuousClock.now - callStarted)
         }
         try logbook.sync()
@@ -58,7 +58,7 @@ extension LogBenchmark {
                     var latency = LatencyRecorder()
                     for index in stride(from: writer, to: operations.count, by: writers) {
                         let callStarted = ContinuousClock.now
-                        count += try await Self.apply(operations[index], to: logbook)
+                        count += try await operations[index].apply(to: logbook)
                         latency.record(ContinuousClock.now - callStarted)
                     }
                     return (count, latency)
@@ -76,42 +76,6 @@ extension LogBenchmark {
         outcome.bytes = logbook.sizeBytes
         try logbook.close()
         return outcome
-    }
-
-    static func apply(_ operation: StandardWorkload.Operation, to logbook: Logbook) async throws
-        -> Int
-    {
-        switch operation {
-        case .upsert(let recordId, let fields):
-            return try await logbook.insertOrUpdate(
-                recordId, fields: fields.map { ($0.0, $0.1.value) }
-            ).count
-        case .deleteField(let recordId, let column):
-            return try await logbook.deleteField(recordId, fieldName: column) == nil ? 0 : 1
-        case .deleteRecord(let recordId):
-            return try await logbook.deleteRecord(recordId) == nil ? 0 : 1
-        }
-    }
-
-    /// The workload's changes, made by an in-memory replica of another node.
-    func bulkChanges(_ operations: [StandardWorkload.Operation]) -> [Change<String, String, Value>]
-    {
-        let source = CRDT<String, String, Value>(nodeId: 2)
-        var changes: [Change<String, String, Value>] = []
-        for operation in operations {
-            switch operation {
-            case .upsert(let recordId, let fields):
-                changes += source.insertOrUpdate(
-                    recordId, fields: fields.map { ($0.0, $0.1.value) })
-            case .deleteField(let recordId, let column):
-                if let change = source.deleteField(recordId, fieldName: column) {
-                    changes.append(change)
-                }
-            case .deleteRecord(let recordId):
-                if let change = source.deleteRecord(recordId) { changes.append(change) }
-            }
-        }
-        return changes
     }
 
     /// Merges the changes 10,000 per call into a fresh buffered Logbook.

@@ -27,7 +27,7 @@ struct LogBenchmark {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true)
         let operations = StandardWorkload.operations(records: records, changes: changes)
-        let bulk = bulkChanges(operations)
+        let bulk = StandardWorkload.changes(of: operations)
         var figures: [BenchFigure] = []
         if !readOnly {
             figures += try await appendFigures(operations, bulk: bulk)
@@ -171,25 +171,5 @@ struct LogBenchmark {
                     "\(report.recordsBefore) -> \(report.recordsAfter) records, \(formatBytes(report.bytesBefore)) -> \(formatBytes(report.bytesAfter))"
             )
         ]
-    }
-}
-
-extension StandardWorkload {
-    /// The workload's operations until they produce `changes` changes, generated up front so
-    /// the generator's cost stays out of the timings.
-    static func operations(records: Int, changes: Int) -> [Operation] {
-        var workload = StandardWorkload(recordCount: records, seed: 42)
-        var operations: [Operation] = []
-        var produced = 0
-        while produced < changes {
-            let operation = workload.next()
-            if case .upsert(_, let fields) = operation {
-                produced += fields.count
-            } else {
-                produced += 1
-            }
-            operations.append(operation)
-        }
-        return operations
     }
 }
