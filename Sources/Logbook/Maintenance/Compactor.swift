@@ -55,8 +55,9 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
-/// Compaction, the policy half: pass 1 finds what is live (`LiveSet`), pass 2 rewrites the
-/// sealed segments keeping only that, through the storage layer's crash-safe swap.
+/// Compaction, the policy half: pass 1 reads every record's key once and marks what is
+/// superseded (`LiveSet`); pass 2 rewrites the sealed segments without it, through the
+/// storage layer's crash-safe swap.
 ///
 /// Offsets keep their numbers (dropped records leave holes); clock records are always
 /// kept; small neighbouring segments are merged into one of at most `segmentSizeMax`. The
@@ -69,8 +70,20 @@ enum Compactor {
         let started = ContinuousClock.now
         let (cursor, runs, directory, fileSystem, configuration) =
             try logbook.snapshotForCompaction()
-        var live = LiveSet()
-        try forEachKey(cursor) { offset, key in live.note(key, at: offset) }
+        // Pass 1: every record's key, in offset order; counts per run on the way.
+        let base = runs.first?.baseOffset ?? 0
+        let sealedEnd = runs.last?.endOffset ?? base
+        var live = LiveSet(base: base, sealedEnd: sealedEnd)
+        var recordsPerRun = [Int](repeating: 0, count: runs.count)
+        var runIndex = 0
+        try forEachKey(cursor) { offset, key in
+            live.note(key, at: offset)
+            while runIndex < runs.count && offset >= runs[runIndex].endOffset { runIndex += 1 }
+            if runIndex < runs.count && offset >= runs[runIndex].baseOffset {
+                recordsPerRun[runIndex] += 1
+            }
+        }
+        live.finish()
         var report = CompactionReport()
         report.segmentsBefore = runs.reduce(0) { $0 + $1.segments.count }
         report.bytesBefore = runs.reduce(0) { $0 + $1.sizeBytes }
@@ -78,11 +91,8 @@ enum Compactor {
         report.tombstones = live.tombstoneCount
         var settings = configuration
         settings.hcLevel = options.hcLevel
-        var plans: [(SegmentRun, kept: Int, read: Int)] = []
-        for run in runs {
-            let (read, kept) = try countLive(
-                run, live: live, directory: directory, fileSystem: fileSystem)
-            plans.append((run, kept, read))
+        let plans = zip(runs, recordsPerRun).map { run, read in
+            (run, kept: read - live.deadCount(in: run.baseOffset..<run.endOffset), read: read)
         }
         report.recordsBefore = plans.reduce(0) { $0 + $1.read }
         report.recordsAfter = plans.reduce(0) { $0 + $1.kept }
@@ -124,24 +134,6 @@ enum Compactor {
         return report
     }
 
-    /// Counts the records of a run, and the live ones, by reading it (decode only).
-    private static func countLive(
-        _ run: SegmentRun, live: LiveSet, directory: String, fileSystem: any FileSystem
-    ) throws(LogbookError) -> (read: Int, kept: Int) {
-        var read = 0
-        var kept = 0
-        do {
-            _ = try SegmentRewriter.scan(run, directory: directory, fileSystem: fileSystem) {
-                (offset, record) throws(StorageError) in
-                read += 1
-                if case .drop = try decision(offset, record, live: live) {} else { kept += 1 }
-            }
-        } catch {
-            throw LogbookError(error)
-        }
-        return (read, kept)
-    }
-
     private static func rewrite(
         _ run: SegmentRun, live: LiveSet, directory: String, fileSystem: any FileSystem,
         configuration: LogConfiguration,
@@ -163,10 +155,11 @@ enum Compactor {
     private static func decision(_ offset: UInt64, _ record: UnsafeRawBufferPointer, live: LiveSet)
         throws(StorageError) -> RecordRewrite
     {
+        guard live.isLive(offset) else { return .drop }
         guard let key = ChangeRecordCodec.readKey(record) else {
             throw StorageError(.corruption, "malformed change record", logOffset: offset)
         }
-        return live.isLive(key, at: offset) ? .keep(version: key.localDbVersion) : .drop
+        return .keep(version: key.localDbVersion)
     }
 
     /// Greedily joins consecutive runs whose live bytes fit one segment.

@@ -1,51 +1,66 @@
 import LogbookCRDT
 import LogbookStorage
 
-/// Pass 1 of compaction: which logged changes are still part of the state.
+/// Pass 1 of compaction: which logged records are no longer part of the state.
 ///
-/// For every (record, column) it keeps the CRDT winner (by `DefaultMergeRule`: colVersion,
-/// then dbVersion, then node), not merely the last offset, and for every record its latest
-/// deletion, which shadows every change of the record logged before it. Keys are 64-bit
-/// hashes of (record, column) with a 32-bit check from an independent hash: a check
-/// mismatch means two keys collided, and such a key is kept whole (never dropped on a
-/// guess). Hashes are per process (Swift's seeded `Hasher`): this map never leaves memory.
+/// It walks the log once, in offset order, and marks dead, in a bitset over the offsets
+/// below `sealedEnd` (one bit per record):
+/// - a column change that is no longer its (record, column)'s CRDT winner (by
+///   `DefaultMergeRule`: colVersion, then dbVersion, then node — not merely a later offset);
+/// - a record deletion followed by a later deletion of the same record;
+/// - at the end, every winner logged before its record's latest deletion, which shadows it.
+/// Pass 2 then keeps a record exactly when its bit is clear: no hashing, no lookups.
 ///
-/// Memory per live key: one dictionary entry (8-byte key, 40-byte winner); see
-/// docs/maintenance.md for the measured figure.
+/// Keys are 64-bit hashes of (record, column) with a 32-bit check from an independent hash;
+/// a check mismatch means two keys collided, and from then on that key marks nothing dead
+/// (it is kept whole, never dropped on a guess). Hashes are per process (Swift's seeded
+/// `Hasher`): nothing here leaves memory.
 struct LiveSet {
     struct Winner {
         var offset: UInt64
         var colVersion: UInt64
         var dbVersion: UInt64
         var nodeId: UInt64
+        var recordKey: Int
         var check: UInt32
         var collided: Bool
     }
 
     /// Per (record, column) key: the winning change.
-    private(set) var winners: [Int: Winner] = [:]
+    private var winners: [Int: Winner] = [:]
     /// Per record key: the offset of its latest deletion.
-    private(set) var deletions: [Int: UInt64] = [:]
-    /// Records and changes seen per sealed segment base offset, for the dirty ratio.
-    private(set) var recordsRead = 0
+    private var deletions: [Int: UInt64] = [:]
+    /// Offsets `base..<sealedEnd` the rewrite may drop; one bit each.
+    private let base: UInt64
+    private let sealedEnd: UInt64
+    private var dead: [UInt64]
+    private var finished = false
+
+    init(base: UInt64, sealedEnd: UInt64) {
+        precondition(base <= sealedEnd, "sealed range \(base)..<\(sealedEnd)")
+        self.base = base
+        self.sealedEnd = sealedEnd
+        dead = [UInt64](repeating: 0, count: Int((sealedEnd - base + 63) / 64))
+    }
 
     mutating func note(_ change: ChangeRecordKey, at offset: UInt64) {
-        recordsRead += 1
+        precondition(!finished, "note after finish")
         if change.isClock { return }
+        let recordKey = Self.recordKey(change.recordId)
         if change.isRecordDeletion {
-            let key = Self.recordKey(change.recordId)
-            deletions[key] = max(deletions[key] ?? 0, offset)
+            if let previous = deletions[recordKey] { markDead(previous) }
+            deletions[recordKey] = offset
             return
         }
         let (key, check) = Self.columnKey(change.recordId, change.column)
         let candidate = Winner(
             offset: offset, colVersion: change.colVersion, dbVersion: change.dbVersion,
-            nodeId: change.nodeId,
-            check: check, collided: false)
+            nodeId: change.nodeId, recordKey: recordKey, check: check, collided: false)
         guard var current = winners[key] else {
             winners[key] = candidate
             return
         }
+        if current.collided { return }
         if current.check != check {
             current.collided = true
             winners[key] = current
@@ -56,27 +71,53 @@ struct LiveSet {
             remoteCol: candidate.colVersion, remoteDb: candidate.dbVersion,
             remoteNode: candidate.nodeId)
         if wins {
-            var replacement = candidate
-            replacement.collided = current.collided
-            winners[key] = replacement
+            markDead(current.offset)
+            winners[key] = candidate
+        } else {
+            markDead(offset)
         }
     }
 
-    /// True when the record at `offset` is still part of the state (clock records always are).
-    func isLive(_ change: ChangeRecordKey, at offset: UInt64) -> Bool {
-        if change.isClock { return true }
-        let deletion = deletions[Self.recordKey(change.recordId)]
-        if change.isRecordDeletion { return deletion == offset }
-        if let deletion, deletion > offset { return false }
-        let (key, _) = Self.columnKey(change.recordId, change.column)
-        guard let winner = winners[key] else { return true }  // not seen in pass 1: keep
-        return winner.collided || winner.offset == offset
+    /// Marks the winners their record's latest deletion shadows. Call once, after pass 1.
+    mutating func finish() {
+        finished = true
+        guard !deletions.isEmpty else { return }
+        for winner in winners.values where !winner.collided {
+            if let deletion = deletions[winner.recordKey], deletion > winner.offset {
+                markDead(winner.offset)
+            }
+        }
+    }
+
+    /// True when the record at `offset` is still part of the state (clock records always
+    /// are: they are never marked).
+    func isLive(_ offset: UInt64) -> Bool {
+        precondition(finished, "isLive before finish")
+        guard offset >= base && offset < sealedEnd else { return true }
+        let bit = offset - base
+        return dead[Int(bit / 64)] & (1 << (bit % 64)) == 0
+    }
+
+    /// Dead records among `range` (offsets), by counting bits.
+    func deadCount(in range: Range<UInt64>) -> Int {
+        var count = 0
+        for offset in max(range.lowerBound, base)..<min(range.upperBound, sealedEnd)
+        where !isLive(offset) {
+            count += 1
+        }
+        return count
     }
 
     /// Live (record, column) keys.
     var liveKeyCount: Int { winners.count }
     /// Records deleted (live tombstones).
     var tombstoneCount: Int { deletions.count }
+
+    private mutating func markDead(_ offset: UInt64) {
+        guard offset >= base && offset < sealedEnd else { return }
+        let bit = offset - base
+        dead[Int(bit / 64)] |= 1 << (bit % 64)
+    }
 
     private static func recordKey(_ recordId: UnsafeRawBufferPointer) -> Int {
         var hasher = Hasher()
