@@ -22,6 +22,7 @@ public final class Logbook: @unchecked Sendable {
     private var failure: LogbookError?
     private var encodeBuffer: [UInt8] = []
     private var isCompacting = false
+    private let views: [any MaterializedView]
     let fileSystem: any FileSystem
     let logConfiguration: LogConfiguration
     /// The directory holding the log.
@@ -42,6 +43,7 @@ public final class Logbook: @unchecked Sendable {
         durability = options.durability
         fileSystem = options.fileSystem
         logConfiguration = options.log
+        views = options.views
         self.crdt = crdt
         self.log = log
         self.replayStatistics = statistics
@@ -88,7 +90,13 @@ public final class Logbook: @unchecked Sendable {
             throw LogbookError(error)
         }
         let crdt = CRDT<String, String, Value>(nodeId: resolvedNode)
-        let statistics = try Replayer.replay(log, into: crdt, progress: options.replayProgress)
+        let names = options.views.map(\.name)
+        guard Set(names).count == names.count else {
+            throw LogbookError(
+                .badMetadata, "view names must be unique: \(names.sorted())", path: directory)
+        }
+        let statistics = try Replayer.replay(
+            log, into: crdt, views: options.views, progress: options.replayProgress)
         let logbook = Logbook(
             directory: directory, nodeId: resolvedNode, options: options, crdt: crdt,
             log: log, statistics: statistics)
@@ -169,7 +177,10 @@ public final class Logbook: @unchecked Sendable {
             if let failure { throw failure }
             let changes = operation(crdt)
             do throws(StorageError) {
-                for change in changes { try append(.change(change)) }
+                for change in changes {
+                    let offset = try append(.change(change))
+                    for view in views { view.apply(change, at: offset) }
+                }
                 let clock = crdt.getClock().currentTime()
                 if clock > loggedClock { try append(.clock(clock)) }
                 if durability == .fsyncEachAppend { try log.sync() }
@@ -188,12 +199,14 @@ public final class Logbook: @unchecked Sendable {
         return changes
     }
 
-    /// Called with the lock held.
-    private func append(_ record: ChangeRecord) throws(StorageError) {
+    /// Called with the lock held. Returns the record's offset.
+    @discardableResult
+    private func append(_ record: ChangeRecord) throws(StorageError) -> UInt64 {
         encodeBuffer.removeAll(keepingCapacity: true)
         ChangeRecordCodec.encode(record, into: &encodeBuffer)
-        try log.append(encodeBuffer, version: record.version)
+        let offset = try log.append(encodeBuffer, version: record.version)
         loggedClock = max(loggedClock, record.version)
+        return offset
     }
 
     /// Called with the lock held: remembers the first failure, which poisons the instance.

@@ -13,6 +13,8 @@ public struct LogbookOptions: Sendable {
     /// Group commit: wait this long before each sync to gather more appenders. Default 0:
     /// syncs already batch whatever arrives while the previous one runs.
     public var groupCommitDelayNanoseconds: UInt64 = 0
+    /// Views to rebuild at open and maintain with every accepted change.
+    public var views: [any MaterializedView] = []
     /// Called during the replay at open with (bytes read, bytes total).
     public var replayProgress: (@Sendable (Int64, Int64) -> Void)? = nil
 

@@ -5,13 +5,15 @@ import LogbookStorage
 /// restored in log order with their stored local versions.
 enum Replayer {
     static func replay(
-        _ log: Log, into crdt: CRDT<String, String, Value>,
+        _ log: Log, into crdt: CRDT<String, String, Value>, views: [any MaterializedView] = [],
         progress: (@Sendable (Int64, Int64) -> Void)?
     ) throws(LogbookError) -> ReplayStatistics {
         let started = ContinuousClock.now
         var statistics = ReplayStatistics()
         let total = log.sizeBytes
         var changes: [Change<String, String, Value>] = []
+        var offsets: [UInt64] = []
+        for view in views { view.reset() }
         var scratch = Change<String, String, Value>(
             recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
             localDbVersion: 0)
@@ -21,9 +23,12 @@ enum Replayer {
             while try cursor.next() {
                 guard let header = cursor.header else { break }
                 changes.removeAll(keepingCapacity: true)
+                offsets.removeAll(keepingCapacity: true)
                 try cursor.forEachRecord { (offset, bytes) throws(LogbookError) in
                     switch ChangeRecordCodec.decode(bytes, into: &scratch) {
-                    case .change: changes.append(scratch)
+                    case .change:
+                        changes.append(scratch)
+                        offsets.append(offset)
                     case .clock(let time): highestClock = max(highestClock, time)
                     case .failure(let failure):
                         throw LogbookError(
@@ -32,6 +37,9 @@ enum Replayer {
                     }
                 }
                 crdt.restore(changes)
+                for view in views {
+                    for (change, offset) in zip(changes, offsets) { view.apply(change, at: offset) }
+                }
                 statistics.batches += 1
                 statistics.records += Int(header.recordCount)
                 statistics.changes += changes.count

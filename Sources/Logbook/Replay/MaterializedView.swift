@@ -1,0 +1,27 @@
+import LogbookCRDT
+
+/// A query structure maintained from the accepted changes of a Logbook, in log order.
+///
+/// Registered views are fed every change the replica accepts (local writes and accepted
+/// remote changes) as it is logged, and, when the Logbook is opened, every change of the log
+/// in the same pass that rebuilds the CRDT (each batch is decoded once for all of them).
+///
+/// The invariant every view must keep, and tests check: built from zero by replay, it has
+/// the same `digest()` as when maintained incrementally. Views must also be functions of the
+/// accepted *state*, not of how many changes led there: compaction drops superseded changes
+/// and must leave every view's digest unchanged. An accepted change always carries the new
+/// winner of its (record, column), so applying changes in log order and keeping the last
+/// value per column is enough.
+///
+/// Isolation: the Logbook calls `apply` and `reset` under its lock, one change at a time;
+/// reads from other threads must be synchronized by the view itself.
+public protocol MaterializedView: AnyObject, Sendable {
+    /// A stable name, unique among a Logbook's views.
+    var name: String { get }
+    /// Empties the view before a rebuild.
+    func reset()
+    /// Applies one accepted change, logged at `offset`.
+    func apply(_ change: Change<String, String, Value>, at offset: UInt64)
+    /// A stable hash of the view's state (equal states give equal digests).
+    func digest() -> StateDigest
+}
