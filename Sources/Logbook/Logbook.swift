@@ -109,6 +109,13 @@ public final class Logbook: @unchecked Sendable {
     /// `fdatasync`s the group committer has issued (0 in other modes).
     public var groupCommitSyncCount: Int { committer?.syncCount ?? 0 }
 
+    deinit {
+        // A Logbook dropped without close() must not leave its committer thread waiting
+        // forever. No writer can be waiting (they hold references), so the thread exits
+        // without another sync; unsynced buffered data stays in the OS cache as documented.
+        committer?.stop()
+    }
+
     /// What recovery did when the log was opened (torn tail cut, indexes rebuilt).
     public var recovery: RecoveryReport { log.recovery }
 

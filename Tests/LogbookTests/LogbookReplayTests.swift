@@ -70,6 +70,20 @@ import Testing
         try reopened.close()
     }
 
+    @Test func droppingAGroupCommitLogbookWithoutCloseStopsItsCommitter() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let logbook = try Logbook.open(
+                directory: directory.path, nodeId: 1, options: options(.groupCommit))
+            try await logbook.insertOrUpdate("r", fields: [("a", 1)])
+        }
+        // The acknowledged write is durable, and the directory reopens cleanly.
+        let reopened = try Logbook.open(directory: directory.path, options: options(.groupCommit))
+        #expect(reopened.getRecord("r")?.field("a") == 1)
+        try reopened.close()
+    }
+
     @Test func forEachChangeStreamsFromAnOffset() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
