@@ -37,6 +37,7 @@ final class SimulatedFile: StorageFile, @unchecked Sendable {
         try withLock("read") { () throws(StorageError) in
             let start = min(Int(offset), node.current.count)
             let end = min(start + count, node.current.count)
+            fileSystem.readCount += end - start
             return Array(node.current[start..<end])
         }
     }

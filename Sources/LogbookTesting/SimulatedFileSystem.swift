@@ -35,6 +35,13 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
     var operationsBeforeFailure: Int?
     /// Operations performed (writes, syncs, renames), for choosing crash points.
     public private(set) var operationCount = 0
+    /// Bytes returned by reads so far, so tests can check that a read seeks.
+    public var bytesRead: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return readCount
+    }
+    var readCount = 0
 
     /// An empty file system with only the root directory.
     public init() {}

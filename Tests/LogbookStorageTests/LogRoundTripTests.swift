@@ -104,6 +104,27 @@ import Testing
         #expect(names.contains(SegmentFileName.index(baseOffset: 0)))
     }
 
+    @Test func readingFromAnOffsetSeeksInsteadOfScanning() throws {
+        var settings = configuration(segmentSize: 8 * 1024 * 1024, batch: 1024)
+        settings.indexIntervalBytes = 4096
+        let fileSystem = SimulatedFileSystem()
+        let log = try Log.open(directory: "/log", fileSystem: fileSystem, configuration: settings)
+        for number in 0..<40_000 {
+            try log.append(recordBytes(number, size: 100), version: UInt64(number))
+        }
+        try log.flush()
+        #expect(log.sizeBytes > 1_000_000)
+        let before = fileSystem.bytesRead
+        let cursor = try log.makeCursor(from: 39_990)
+        var read: [UInt64] = []
+        while try cursor.next() { cursor.forEachRecord { offset, _ in read.append(offset) } }
+        #expect(read == Array(39_990..<40_000))
+        // One read-ahead window at most, from the index entry at or before the offset.
+        let readBytes = fileSystem.bytesRead - before
+        #expect(readBytes < 64 * 1024, "read \(readBytes) bytes of a \(log.sizeBytes)-byte segment")
+        try log.close()
+    }
+
     @Test func missingOrDamagedIndexIsRebuilt() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
