@@ -9,9 +9,9 @@ struct AppendCommand: AsyncParsableCommand {
         commandName: "append",
         abstract: "Merge crdt-lite JSON-lines changes into the Logbook.",
         discussion: """
-            Reads one change per line, in crdt-lite's Swift form (camelCase) or Rust form
-            (snake_case), and merges them as remote changes: the CRDT decides what is accepted,
-            and only accepted changes are logged. A malformed line stops the command with its
+            Reads one change per line, in crdt-lite's Swift form (camelCase) or Rust form \
+            (snake_case), and merges them as remote changes: the CRDT decides what is accepted, \
+            and only accepted changes are logged. A malformed line stops the command with its \
             line number; every change before it has been merged and made durable.
             """)
 

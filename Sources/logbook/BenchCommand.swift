@@ -7,12 +7,13 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Measure Logbook against SQLite and JSON persistence in one run.",
         discussion: """
-            Suites: `log` — the standard workload (docs/benchmarks.md) appended in each
-            durability mode (1 and N writers, with per-call latency percentiles), by bulk
-            merge, replayed (decode only and into the CRDT), compacted; SQLite (WAL, batched)
-            and crdt-lite-style JSON doing the same work in this process; LZ4 decompression
-            and the disk's fdatasync rate as ceilings. `replay` — only the read figures.
+            Suites: `log` — the standard workload (docs/benchmarks.md) appended in each \
+            durability mode (1 and N writers, with per-call latency percentiles), by bulk \
+            merge, replayed (decode only and into the CRDT), compacted; SQLite (WAL, batched) \
+            and crdt-lite-style JSON doing the same work in this process; LZ4 decompression \
+            and the disk's fdatasync rate as ceilings. `replay` — only the read figures. \
             Every figure is a median over --runs, with the process's peak memory.
+
             Build optimized for real figures: swift build -c release --product logbook.
             """)
 

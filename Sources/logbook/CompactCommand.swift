@@ -8,9 +8,9 @@ struct CompactCommand: ParsableCommand {
         commandName: "compact",
         abstract: "Drop superseded changes from the sealed segments.",
         discussion: """
-            Keeps each (record, column)'s CRDT winner and every live tombstone, drops what they
-            supersede, merges small neighbouring segments, and swaps the result in crash-safely.
-            Offsets keep their numbers. The active segment is never touched. Tombstones
+            Keeps each (record, column)'s CRDT winner and every live tombstone, drops what they \
+            supersede, merges small neighbouring segments, and swaps the result in crash-safely. \
+            Offsets keep their numbers. The active segment is never touched. Tombstones \
             themselves are removed only by tombstone GC (a later release).
             """)
 

@@ -9,12 +9,12 @@ import LogbookTesting
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Show replicas converging, then a log written, reopened and replayed.",
+        abstract: "Show replicas converging, then a log written, reopened, replayed and compacted.",
         discussion: """
-            Part 1: replica 1 and replica 2 write overlapping fields of the same device record,
-            one deletes a field, the other a whole record; then each merges the other's changes.
-            Column-level last-writer-wins decides every conflict the same way on both sides.
-            Part 2: the standard workload (see docs/benchmarks.md) is written to a Logbook in
+            Part 1: replica 1 and replica 2 write overlapping fields of the same device record, \
+            one deletes a field, the other a whole record; then each merges the other's changes. \
+            Column-level last-writer-wins decides every conflict the same way on both sides. \
+            Part 2: the standard workload (see docs/benchmarks.md) is written to a Logbook in \
             DIRECTORY, which is closed, reopened (replaying the log) and compared by digest.
             """
     )

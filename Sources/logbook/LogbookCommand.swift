@@ -7,11 +7,14 @@ struct LogbookCommand: AsyncParsableCommand {
         commandName: "logbook",
         abstract: "An append-only log engine whose every mutation is a CRDT change.",
         discussion: """
-            Logbook stores column-level last-writer-wins changes (crdt-lite compatible) and
-            rebuilds state by replaying them. Start with `logbook demo`; then
-            `logbook init DIR --node 1`, `logbook put DIR entity/lamp name=Lamp`,
-            `logbook export DIR`. Exit status: 0 ok, 1 error, 2 bad input, 3 corruption found,
-            4 not a Logbook directory (or another node's).
+            Logbook stores column-level last-writer-wins changes (crdt-lite compatible) in \
+            LZ4-compressed, checksummed log segments and rebuilds state by replaying them.
+
+            Start with `logbook demo`; then `logbook init DIR --node 1`, \
+            `logbook put DIR entity/lamp name=Lamp`, `logbook export DIR`.
+
+            Exit status: 0 ok, 1 error, 2 bad input, 3 corruption found, 4 not a Logbook \
+            directory (or another node's).
             """,
         subcommands: [
             DemoCommand.self, InitCommand.self, PutCommand.self, DeleteCommand.self,

@@ -7,8 +7,9 @@ struct PutCommand: AsyncParsableCommand {
         commandName: "put",
         abstract: "Set columns of a record.",
         discussion: """
-            Each assignment is column=value. A value that parses as JSON is stored as that JSON
+            Each assignment is column=value. A value that parses as JSON is stored as that JSON \
             value (40, true, null, "text", [1,2], {"a":1}); anything else is stored as text.
+
             Example: logbook put data entity/lamp name=Lamp content.brightness=40
             """)
 
