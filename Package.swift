@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "LogbookStorage", targets: ["LogbookStorage"]),
         .library(name: "Logbook", targets: ["Logbook"]),
         .library(name: "LogbookTesting", targets: ["LogbookTesting"]),
+        .library(name: "LogbookViews", targets: ["LogbookViews"]),
         .executable(name: "logbook", targets: ["logbook"]),
     ],
     dependencies: [
@@ -43,6 +44,9 @@ let package = Package(
             name: "Logbook", dependencies: ["LogbookCRDT", "LogbookStorage"],
             swiftSettings: strictSettings),
         .target(
+            name: "LogbookViews", dependencies: ["Logbook", "LogbookCRDT"],
+            swiftSettings: strictSettings),
+        .target(
             name: "LogbookTesting", dependencies: ["LogbookStorage", "LogbookCRDT", "Logbook"],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -61,6 +65,10 @@ let package = Package(
             dependencies: ["Logbook", "LogbookCRDT", "LogbookStorage", "LogbookTesting"],
             swiftSettings: strictSettings),
         .testTarget(name: "TidyTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookViewsTests",
+            dependencies: ["LogbookViews", "Logbook", "LogbookCRDT", "LogbookTesting"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "CrashTests", dependencies: ["Logbook", "LogbookCRDT", "LogbookTesting"],
             swiftSettings: strictSettings),
