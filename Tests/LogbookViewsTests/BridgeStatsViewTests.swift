@@ -147,3 +147,82 @@ import Testing
         try reopened.close()
     }
 }
+
+// Bridget's per-event rules: severity, validation order, events per day.
+@Suite struct BridgeRulesTests {
+    private func opening(minutes: Int64, at time: String, name: String = "Ballard") throws
+        -> BridgeOpening
+    {
+        BridgeOpening(
+            entityType: "Bridge", entityName: name, entityId: 2,
+            openedAt: try #require(WallClockTime(parsing: time)),
+            closedAt: nil, minutesOpen: minutes, latitude: nil, longitude: nil)
+    }
+
+    @Test(
+        arguments: [
+            // minutes, time (2025-01-06 is a Monday, 2025-01-04 a Saturday), name, severity
+            (Int64(4), "2025-01-06T12:00:00.000", "Ballard", 0),
+            (14, "2025-01-06T12:00:00.000", "Ballard", 1),
+            (29, "2025-01-06T12:00:00.000", "Ballard", 2),
+            (59, "2025-01-06T12:00:00.000", "Ballard", 3),
+            (60, "2025-01-06T12:00:00.000", "Ballard", 4),
+            (14, "2025-01-06T08:00:00.000", "Ballard", 2),  // rush hour
+            (60, "2025-01-06T17:30:00.000", "Ballard", 4),  // capped
+            (14, "2025-01-04T12:00:00.000", "Ballard", 0),  // weekend
+            (4, "2025-01-04T12:00:00.000", "Ballard", 0),  // weekend, already 0
+            (14, "2025-01-06T12:00:00.000", "Fremont", 2),
+            (60, "2025-01-06T12:00:00.000", "FREMONT", 4),  // already 4
+        ] as [(Int64, String, String, Int)])
+    func impactSeverityFollowsTheRules(minutes: Int64, time: String, name: String, severity: Int)
+        throws
+    {
+        #expect(
+            BridgeRules.impactSeverity(of: try opening(minutes: minutes, at: time, name: name))
+                == severity)
+    }
+
+    @Test func validationReportsTheFirstFailingRule() {
+        let good = [
+            "entityid": "3", "entityname": "Fremont", "opendatetime": "2025-01-03T10:12:00.000",
+            "closedatetime": "2025-01-03T10:20:00.000", "minutesopen": "8", "latitude": "47.6",
+            "longitude": "-122.3",
+        ]
+        #expect(BridgeRules.validate(good) == nil)
+        func with(_ key: String, _ value: String?) -> [String: String] {
+            var row = good
+            row[key] = value
+            return row
+        }
+        #expect(BridgeRules.validate(with("entityid", "")) == .emptyEntityId)
+        #expect(BridgeRules.validate(with("entityname", "")) == .emptyName)
+        #expect(BridgeRules.validate(with("entityid", "5")) == .unknownBridgeId)
+        #expect(BridgeRules.validate(with("opendatetime", "2025-01-03")) == .malformedOpenDate)
+        #expect(
+            BridgeRules.validate(with("opendatetime", "1999-12-31T23:00:00.000"))
+                == .openDateOutOfRange)
+        #expect(BridgeRules.validate(with("closedatetime", "later")) == .malformedCloseDate)
+        #expect(
+            BridgeRules.validate(with("closedatetime", "2025-01-03T10:12:00.000"))
+                == .closeNotAfterOpen)
+        #expect(BridgeRules.validate(with("latitude", "91")) == .latitudeOutOfRange)
+        #expect(BridgeRules.validate(with("longitude", "-181")) == .longitudeOutOfRange)
+        #expect(BridgeRules.validate(with("minutesopen", "-1")) == .negativeMinutes)
+        #expect(BridgeRules.validate(with("minutesopen", "10")) == .minutesDisagree)
+        #expect(BridgeRules.validate(with("minutesopen", "9")) == nil)  // within 1
+        var twoFailures = with("entityname", "")
+        twoFailures["entityid"] = "99"
+        #expect(BridgeRules.validate(twoFailures) == .emptyName)
+    }
+
+    @Test func eventsPerDayDividesByWholeDaysAtLeastOne() throws {
+        let sameDay = [
+            try opening(minutes: 1, at: "2025-01-06T01:00:00.000"),
+            try opening(minutes: 1, at: "2025-01-06T23:00:00.000"),
+        ]
+        #expect(BridgeRules.eventsPerDay(sameDay) == 2)
+        let tenDays = sameDay + [try opening(minutes: 1, at: "2025-01-16T01:00:00.000")]
+        #expect(BridgeRules.eventsPerDay(tenDays) == 0.3)
+        #expect(BridgeRules.eventsPerDay([BridgeOpening]()) == 0)
+    }
+}

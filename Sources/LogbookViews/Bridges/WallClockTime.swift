@@ -19,6 +19,23 @@ public struct WallClockTime: Hashable, Comparable, Sendable, CustomStringConvert
     /// The millisecond.
     public var millisecond: Int
 
+    /// A time from its fields; the caller guarantees they form a real date and time.
+    public init(
+        year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0,
+        millisecond: Int = 0
+    ) {
+        precondition(
+            (1...12).contains(month) && (1...Self.daysIn(month: month, year: year)).contains(day),
+            "no such date")
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+        self.millisecond = millisecond
+    }
+
     /// Parses `yyyy-MM-ddTHH:mm:ss.SSS` (the fraction may be absent); nil for anything else,
     /// including impossible dates such as February 30.
     public init?(parsing text: String) {
