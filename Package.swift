@@ -52,7 +52,8 @@ let package = Package(
         .executableTarget(
             name: "logbook",
             dependencies: [
-                "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookTesting", "CSQLite",
+                "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookTesting", "LogbookViews",
+                "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

@@ -19,7 +19,8 @@ struct LogbookCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, InitCommand.self, PutCommand.self, DeleteCommand.self,
             AppendCommand.self,
-            ExportCommand.self, InspectCommand.self, CompactCommand.self, VerifyCommand.self,
+            ExportCommand.self, InspectCommand.self, CompactCommand.self, ImportCommand.self,
+            BridgesCommand.self, VerifyCommand.self,
             ReplayCommand.self,
             BenchCommand.self, CrashWriterCommand.self,
         ]

@@ -84,4 +84,40 @@ import Testing
         #expect(damaged.standardError.contains("00000000000000000000.seg"))
         #expect(damaged.standardError.contains("at byte 0"))
     }
+
+    @Test func bridgesImportAndQueries() throws {
+        guard LogbookExecutable.url != nil else {
+            Issue.record(
+                "logbook executable not built beside the tests (swift build --build-tests)")
+            return
+        }
+        let directory = scratch()
+        let file = directory + ".json"
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: file)
+        }
+        let rows = """
+            [{"entitytype":"Bridge","entityname":"Fremont","entityid":"3","opendatetime":"2025-01-03T10:12:00.000",
+              "closedatetime":"2025-01-03T10:20:00.000","minutesopen":"8"},
+             {"entitytype":"Bridge","entityname":"Fremont","entityid":"3","opendatetime":"2025-01-10T10:40:00.000"},
+             {"entitytype":"Bridge","entityname":"Broken","entityid":"three","opendatetime":"2025-01-10T10:40:00.000"}]
+            """
+        try Data(rows.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
+        let imported = try LogbookExecutable.run(["import", "bridges", directory, file])
+        #expect(imported.status == 0)
+        #expect(imported.standardOutput.contains("imported 2 of 3 rows"))
+        #expect(imported.standardOutput.contains("skipped 1: entityid is not an integer"))
+        let summary = try LogbookExecutable.run(["bridges", directory, "summary", "--json"])
+        #expect(summary.status == 0)
+        let parsed =
+            try JSONSerialization.jsonObject(with: Data(summary.standardOutput.utf8))
+            as? [[String: Any]]
+        #expect(parsed?.count == 1)
+        #expect(parsed?.first?["openings"] as? Int == 2)
+        #expect(parsed?.first?["currently_open"] as? Int == 1)
+        let buckets = try LogbookExecutable.run(["bridges", directory, "buckets"])
+        #expect(buckets.standardOutput.contains("Very High"))
+    }
 }

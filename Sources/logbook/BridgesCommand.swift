@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import Logbook
+import LogbookViews
+
+/// `logbook bridges DIR summary|buckets [--json]`: drawbridge statistics from the log.
+struct BridgesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bridges",
+        abstract: "Seattle drawbridge statistics from the bridge_event records.",
+        discussion: """
+            Opens the Logbook with the BridgeStats view (rebuilt by replay) and prints: \\
+            `summary` — per bridge, openings, average and longest minutes, currently open; \\
+            `buckets` — per bridge, year, month, weekday (1 = Sunday) and hour, with Bridget's \\
+            opening probability and confidence.
+            """)
+
+    enum Query: String, ExpressibleByArgument, CaseIterable {
+        /// Per-bridge summary.
+        case summary
+        /// Per-bucket statistics.
+        case buckets
+    }
+
+    @OptionGroup var target: DirectoryArgument
+    @Argument(help: "summary or buckets.")
+    var query: Query
+    @Flag(help: "Print one JSON document.")
+    var json = false
+
+    func run() throws {
+        let view = BridgeStatsView()
+        var options = LogbookOptions()
+        options.durability = .buffered
+        options.views = [view]
+        let logbook: Logbook
+        do { logbook = try Logbook.open(directory: target.directory, options: options) } catch {
+            throw exitWithError(error)
+        }
+        defer { try? logbook.close() }  // read-only use: nothing pending to lose
+        switch query {
+        case .summary: try printSummary(view.summaries())
+        case .buckets: try printBuckets(view.buckets())
+        }
+    }
+
+    private func printSummary(_ summaries: [BridgeStatsView.BridgeSummary]) throws {
+        if json {
+            try printJSON(
+                summaries.map {
+                    [
+                        "entityid": $0.entityId, "name": $0.name, "openings": $0.openings,
+                        "average_minutes": $0.averageMinutes, "longest_minutes": $0.longestMinutes,
+                        "currently_open": $0.currentlyOpen,
+                    ] as [String: Any]
+                })
+            return
+        }
+        printTable(
+            header: ["id", "bridge", "openings", "average", "longest", "open now"],
+            rows: summaries.map {
+                [
+                    "\($0.entityId)", $0.name, "\($0.openings)",
+                    BridgeStatsView.durationLabel(minutes: $0.averageMinutes),
+                    BridgeStatsView.durationLabel(minutes: Double($0.longestMinutes)),
+                    "\($0.currentlyOpen)",
+                ]
+            })
+    }
+
+    private func printBuckets(_ buckets: [BridgeStatsView.Bucket]) throws {
+        if json {
+            try printJSON(
+                buckets.map {
+                    [
+                        "entityid": $0.key.entityId, "year": $0.key.year, "month": $0.key.month,
+                        "weekday": $0.key.weekday, "hour": $0.key.hour, "count": $0.count,
+                        "total_minutes": $0.totalMinutes, "average_minutes": $0.averageMinutes,
+                        "longest_minutes": $0.longestMinutes,
+                        "shortest_minutes": $0.shortestMinutes,
+                        "probability": $0.probability, "confidence": $0.confidence,
+                    ] as [String: Any]
+                })
+            return
+        }
+        printTable(
+            header: [
+                "id", "year", "month", "weekday", "hour", "count", "average", "probability",
+                "confidence",
+            ],
+            rows: buckets.map {
+                [
+                    "\($0.key.entityId)", "\($0.key.year)", "\($0.key.month)", "\($0.key.weekday)",
+                    "\($0.key.hour)",
+                    "\($0.count)", BridgeStatsView.durationLabel(minutes: $0.averageMinutes),
+                    String(
+                        format: "%.2f %@", $0.probability,
+                        BridgeStatsView.probabilityLabel($0.probability)),
+                    String(
+                        format: "%.1f %@", $0.confidence,
+                        BridgeStatsView.confidenceLabel($0.confidence)),
+                ]
+            })
+    }
+
+    private func printJSON(_ value: Any) throws {
+        let data = try JSONSerialization.data(
+            withJSONObject: value, options: [.prettyPrinted, .sortedKeys])
+        print(String(decoding: data, as: UTF8.self))
+    }
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookViews
+
+/// `logbook import bridges DIR FILE`: Seattle drawbridge openings from a SODA JSON array.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import a dataset into a Logbook.",
+        discussion: """
+            Kinds: `bridges` — a JSON array of Seattle SODA drawbridge rows (every value a \\
+            string). Each row becomes the record bridge_event/<entityid>-<opendatetime>, so \\
+            importing the same file twice updates the same records instead of adding more. Rows \\
+            that break Bridget's parsing rules are skipped and counted by reason.
+            """)
+
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        /// Seattle SODA drawbridge rows.
+        case bridges
+    }
+
+    @Argument(help: "What the file holds: bridges.")
+    var kind: Kind
+    @OptionGroup var target: DirectoryArgument
+    @Argument(help: "The JSON file.")
+    var file: String
+
+    func run() async throws {
+        let rows: [[String: String]]
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: file))
+            guard let array = try JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+            else {
+                throw ValidationError("\(file): expected a JSON array of objects")
+            }
+            rows = array.map { $0.compactMapValues { $0 as? String } }
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw ValidationError("\(file): not valid JSON (\(error.localizedDescription))")
+        }
+        let logbook = try openLogbook(target.directory, durability: .buffered)
+        var imported = 0
+        var skipped: [BridgeOpening.SkipReason: Int] = [:]
+        do {
+            for row in rows {
+                switch BridgeOpening.parse(row) {
+                case .failure(let reason):
+                    skipped[reason, default: 0] += 1
+                case .success(let opening):
+                    let recordId =
+                        BridgeStatsView.recordPrefix + "\(opening.entityId)-\(opening.openedAt)"
+                    try await logbook.insertOrUpdate(recordId, fields: opening.fields)
+                    imported += 1
+                }
+            }
+            try logbook.close()
+        } catch {
+            throw exitWithError(error)
+        }
+        print("imported \(imported) of \(rows.count) rows from \(file)")
+        for reason in BridgeOpening.SkipReason.allCases {
+            if let count = skipped[reason] { print("  skipped \(count): \(reason.rawValue)") }
+        }
+    }
+}
