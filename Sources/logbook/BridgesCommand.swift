@@ -12,7 +12,8 @@ struct BridgesCommand: ParsableCommand {
             Opens the Logbook with the BridgeStats view (rebuilt by replay) and prints: \\
             `summary` — per bridge, openings, average and longest minutes, currently open; \\
             `buckets` — per bridge, year, month, weekday (1 = Sunday) and hour, with Bridget's \\
-            opening probability and confidence.
+            opening probability and confidence; `validate` — Bridget's validation rules over \
+            every stored opening, failures counted by the first rule each one breaks.
             """)
 
     enum Query: String, ExpressibleByArgument, CaseIterable {
@@ -20,10 +21,12 @@ struct BridgesCommand: ParsableCommand {
         case summary
         /// Per-bucket statistics.
         case buckets
+        /// Bridget's validation rules over the stored openings.
+        case validate
     }
 
     @OptionGroup var target: DirectoryArgument
-    @Argument(help: "summary or buckets.")
+    @Argument(help: "summary, buckets or validate.")
     var query: Query
     @Flag(help: "Print one JSON document.")
     var json = false
@@ -41,6 +44,7 @@ struct BridgesCommand: ParsableCommand {
         switch query {
         case .summary: try printSummary(view.summaries())
         case .buckets: try printBuckets(view.buckets())
+        case .validate: try printValidation(view.openings())
         }
     }
 
@@ -101,6 +105,32 @@ struct BridgesCommand: ParsableCommand {
                         BridgeStatsView.confidenceLabel($0.confidence)),
                 ]
             })
+    }
+
+    private func printValidation(_ openings: [String: BridgeOpening]) throws {
+        var failures: [BridgeRules.ValidationFailure: [String]] = [:]
+        for (recordId, opening) in openings {
+            if let failure = BridgeRules.validate(opening.sodaRow) {
+                failures[failure, default: []].append(recordId)
+            }
+        }
+        let failed = failures.values.reduce(0) { $0 + $1.count }
+        if json {
+            try printJSON(
+                [
+                    "openings": openings.count, "valid": openings.count - failed,
+                    "failures": Dictionary(
+                        uniqueKeysWithValues: failures.map { ($0.key.rawValue, $0.value.count) }),
+                ] as [String: Any])
+            return
+        }
+        print("\(openings.count - failed) of \(openings.count) openings pass Bridget's validation")
+        for rule in BridgeRules.ValidationFailure.allCases {
+            guard let records = failures[rule] else { continue }
+            print(
+                "  \(records.count) \(rule.rawValue), e.g. \(records.sorted().prefix(3).joined(separator: ", "))"
+            )
+        }
     }
 
     private func printJSON(_ value: Any) throws {

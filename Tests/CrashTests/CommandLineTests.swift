@@ -119,5 +119,9 @@ import Testing
         #expect(parsed?.first?["currently_open"] as? Int == 1)
         let buckets = try LogbookExecutable.run(["bridges", directory, "buckets"])
         #expect(buckets.standardOutput.contains("Very High"))
+        // The still-open row has minutesopen 0 and no close: valid; the closed one too.
+        let validation = try LogbookExecutable.run(["bridges", directory, "validate"])
+        #expect(validation.status == 0)
+        #expect(validation.standardOutput.contains("2 of 2 openings pass"))
     }
 }

@@ -215,6 +215,15 @@ import Testing
         #expect(BridgeRules.validate(twoFailures) == .emptyName)
     }
 
+    @Test func anOpeningRoundTripsThroughItsSODARowAndItsRecordFields() throws {
+        var original = try opening(minutes: 12, at: "2025-01-06T08:00:00.000", name: "Fremont")
+        original.closedAt = WallClockTime(parsing: "2025-01-06T08:12:00.000")
+        original.latitude = 47.64760208129883
+        #expect(BridgeOpening.parse(original.sodaRow) == .success(original))
+        let fields = Dictionary(uniqueKeysWithValues: original.fields)
+        #expect(BridgeOpening(fields: fields) == original)
+    }
+
     @Test func eventsPerDayDividesByWholeDaysAtLeastOne() throws {
         let sameDay = [
             try opening(minutes: 1, at: "2025-01-06T01:00:00.000"),

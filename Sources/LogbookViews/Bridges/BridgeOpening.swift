@@ -91,6 +91,18 @@ public struct BridgeOpening: Hashable, Sendable {
         return fields
     }
 
+    /// The opening as a SODA row again (every value a string), for `BridgeRules.validate`.
+    public var sodaRow: [String: String] {
+        var row = [
+            "entitytype": entityType, "entityname": entityName, "entityid": String(entityId),
+            "opendatetime": openedAt.description, "minutesopen": String(minutesOpen),
+        ]
+        if let closedAt { row["closedatetime"] = closedAt.description }
+        if let latitude { row["latitude"] = String(latitude) }
+        if let longitude { row["longitude"] = String(longitude) }
+        return row
+    }
+
     /// Reads an opening back from a record's fields; nil when a required one is missing.
     public init?(fields: [String: Value]) {
         guard let type = fields["entitytype"]?.stringValue,
