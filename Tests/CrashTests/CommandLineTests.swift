@@ -124,4 +124,36 @@ import Testing
         #expect(validation.status == 0)
         #expect(validation.standardOutput.contains("2 of 2 openings pass"))
     }
+
+    @Test func generatedBridgeFeedHasTheFeedsTraitsAndIsDeterministic() throws {
+        guard LogbookExecutable.url != nil else {
+            Issue.record(
+                "logbook executable not built beside the tests (swift build --build-tests)")
+            return
+        }
+        let first = try LogbookExecutable.run([
+            "generate", "bridges", "--years", "1", "--seed", "5",
+        ])
+        let again = try LogbookExecutable.run([
+            "generate", "bridges", "--years", "1", "--seed", "5",
+        ])
+        #expect(first.status == 0)
+        #expect(first.standardOutput == again.standardOutput)
+        let rows = try #require(
+            JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8))
+                as? [[String: String]])
+        #expect((4000...5200).contains(rows.count))
+        var perBridge: [String: Int] = [:]
+        for row in rows { perBridge[row["entityname"] ?? "", default: 0] += 1 }
+        #expect(perBridge.count == 7)
+        #expect(perBridge.max { $0.value < $1.value }?.key == "Fremont")
+        #expect(rows.contains { $0["closedatetime"] == nil })
+        // Weekday rush hours (8 and 17) see far fewer openings than late morning (11 and 14).
+        func hour(_ row: [String: String]) -> Int {
+            Int(row["opendatetime"]?.dropFirst(11).prefix(2) ?? "") ?? -1
+        }
+        let rush = rows.filter { [8, 17].contains(hour($0)) }.count
+        let midday = rows.filter { [11, 14].contains(hour($0)) }.count
+        #expect(rush * 2 < midday)
+    }
 }
