@@ -13,7 +13,9 @@ struct BridgesCommand: ParsableCommand {
             `summary` — per bridge, openings, average and longest minutes, currently open; \\
             `buckets` — per bridge, year, month, weekday (1 = Sunday) and hour, with Bridget's \\
             opening probability and confidence; `validate` — Bridget's validation rules over \
-            every stored opening, failures counted by the first rule each one breaks.
+            every stored opening, failures counted by the first rule each one breaks; \
+            `heatmap` — openings by weekday × hour, darker where a bridge is more likely to be \
+            open (--bridge to pick one).
             """)
 
     enum Query: String, ExpressibleByArgument, CaseIterable {
@@ -23,13 +25,17 @@ struct BridgesCommand: ParsableCommand {
         case buckets
         /// Bridget's validation rules over the stored openings.
         case validate
+        /// Openings by weekday × hour, drawn in the terminal.
+        case heatmap
     }
 
     @OptionGroup var target: DirectoryArgument
-    @Argument(help: "summary, buckets or validate.")
+    @Argument(help: "summary, buckets, validate or heatmap.")
     var query: Query
     @Flag(help: "Print one JSON document.")
     var json = false
+    @Option(help: "heatmap: only this bridge id.")
+    var bridge: Int64?
 
     func run() throws {
         let view = BridgeStatsView()
@@ -45,6 +51,9 @@ struct BridgesCommand: ParsableCommand {
         case .summary: try printSummary(view.summaries())
         case .buckets: try printBuckets(view.buckets())
         case .validate: try printValidation(view.openings())
+        case .heatmap:
+            try printHeatmap(
+                view.openings().values.filter { bridge == nil || $0.entityId == bridge })
         }
     }
 
@@ -130,6 +139,29 @@ struct BridgesCommand: ParsableCommand {
             print(
                 "  \(records.count) \(rule.rawValue), e.g. \(records.sorted().prefix(3).joined(separator: ", "))"
             )
+        }
+    }
+
+    /// Share of openings per (weekday, hour), shaded against the busiest cell.
+    private func printHeatmap(_ openings: [BridgeOpening]) throws {
+        var counts = [[Int]](repeating: [Int](repeating: 0, count: 24), count: 7)
+        for opening in openings { counts[opening.openedAt.weekday - 1][opening.openedAt.hour] += 1 }
+        let total = max(1, openings.count)
+        if json {
+            try printJSON(counts.map { $0.map { Double($0) / Double(total) } })
+            return
+        }
+        let busiest = max(1, counts.flatMap { $0 }.max() ?? 1)
+        let shades = [" ", "░", "▒", "▓", "█"]
+        print(
+            "openings by weekday × hour\(bridge.map { " (bridge \($0))" } ?? ""), \(openings.count) in all; █ = \(busiest)"
+        )
+        print("      " + (0..<24).map { $0 % 3 == 0 ? String(format: "%-3d", $0) : "" }.joined())
+        for (index, day) in ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"].enumerated() {
+            let cells = counts[index].map { count in
+                count == 0 ? "·" : shades[min(4, 1 + count * 4 / busiest)]
+            }
+            print("  \(day) " + cells.joined())
         }
     }
 

@@ -123,6 +123,11 @@ import Testing
         let validation = try LogbookExecutable.run(["bridges", directory, "validate"])
         #expect(validation.status == 0)
         #expect(validation.standardOutput.contains("2 of 2 openings pass"))
+        let heatmap = try LogbookExecutable.run(["bridges", directory, "heatmap"])
+        #expect(heatmap.status == 0)
+        #expect(
+            heatmap.standardOutput.split(separator: "\n").filter { $0.hasPrefix("  Fri ") }.first?
+                .contains("█") == true)
     }
 
     @Test func generatedBridgeFeedHasTheFeedsTraitsAndIsDeterministic() throws {
