@@ -64,13 +64,9 @@ public struct WallClockTime: Hashable, Comparable, Sendable, CustomStringConvert
         guard (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day),
             hour < 24, minute < 60, second < 60
         else { return nil }
-        self.year = year
-        self.month = month
-        self.day = day
-        self.hour = hour
-        self.minute = minute
-        self.second = second
-        self.millisecond = millisecond
+        self.init(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+            millisecond: millisecond)
     }
 
     /// Days since 1970-01-01 of the civil date (proleptic Gregorian).
