@@ -25,13 +25,13 @@ public struct SegmentSummary: Hashable, Sendable {
 }
 
 extension Log {
-    /// Reads every batch of every segment (checking CRCs, frames and chains unless
-    /// `headersOnly`) and summarizes each. A damaged segment gets a `problem` and the walk
+    /// Reads every batch of every segment (checking CRCs, frames and chains) and
+    /// summarizes each. A damaged segment gets a `problem` and the walk
     /// goes on with the next one. `progress(bytesRead, bytesTotal)` is called per batch.
     ///
     /// Writes the pending batch first. Complexity: reads the whole log once.
     public func inspect(
-        headersOnly: Bool = false, progress: ((Int64, Int64) -> Void)? = nil
+        progress: ((Int64, Int64) -> Void)? = nil
     ) throws(StorageError) -> [SegmentSummary] {
         try flush()
         let total = sizeBytes
@@ -48,7 +48,7 @@ extension Log {
             let reader = SegmentReader(
                 file: file, from: 0, to: try file.size(), previousBatchCRC: 0)
             walk: while true {
-                switch try reader.next(headersOnly: headersOnly) {
+                switch try reader.next() {
                 case .end:
                     break walk
                 case .invalid(let position, let reason, let header):

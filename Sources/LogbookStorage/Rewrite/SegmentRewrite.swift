@@ -89,22 +89,6 @@ public enum SegmentRewriter {
         return result
     }
 
-    /// Reads every record of a run, checked batch by batch; returns the records read.
-    @discardableResult
-    public static func scan(
-        _ run: SegmentRun, directory: String, fileSystem: any FileSystem,
-        _ body: (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> Void
-    ) throws(StorageError) -> Int {
-        var count = 0
-        try forEachRecord(of: run, directory: directory, fileSystem: fileSystem) {
-            (offset, record) throws(StorageError) in
-            count += 1
-            try body(offset, record)
-        } afterBatch: { _ in
-        }
-        return count
-    }
-
     private static func forEachRecord(
         of run: SegmentRun, directory: String, fileSystem: any FileSystem,
         _ body: (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> Void,

@@ -44,9 +44,8 @@ public final class SegmentReader {
         expectedPreviousCRC = previousBatchCRC
     }
 
-    /// The next batch. With `headersOnly`, payloads are skipped unread (for rebuilding an
-    /// index); otherwise they are verified and unpacked into `raw`.
-    public func next(headersOnly: Bool = false) throws(StorageError) -> Step {
+    /// The next batch, verified and unpacked into `raw`.
+    public func next() throws(StorageError) -> Step {
         let start = position
         if start >= endPosition { return .end(position: start) }
         guard try fill(start, count: BatchHeader.size) else {
@@ -72,21 +71,19 @@ public final class SegmentReader {
             return .invalid(
                 position: start, reason: "previous-batch checksum does not chain", header: header)
         }
-        if !headersOnly {
-            guard try fill(start + 64, count: Int(header.storedLength)) else {
-                return .invalid(
-                    position: start, reason: "batch payload is cut short", header: header)
-            }
-            let payloadStart = windowIndex(start + 64)
-            let failure = window.withUnsafeBytes { bytes in
-                BatchDecoder.unpack(
-                    header: header,
-                    storedPayload: UnsafeRawBufferPointer(
-                        rebasing: bytes[payloadStart..<(payloadStart + Int(header.storedLength))]),
-                    into: &raw)
-            }
-            if let failure { return .invalid(position: start, reason: failure, header: header) }
+        guard try fill(start + 64, count: Int(header.storedLength)) else {
+            return .invalid(
+                position: start, reason: "batch payload is cut short", header: header)
         }
+        let payloadStart = windowIndex(start + 64)
+        let failure = window.withUnsafeBytes { bytes in
+            BatchDecoder.unpack(
+                header: header,
+                storedPayload: UnsafeRawBufferPointer(
+                    rebasing: bytes[payloadStart..<(payloadStart + Int(header.storedLength))]),
+                into: &raw)
+        }
+        if let failure { return .invalid(position: start, reason: failure, header: header) }
         expectedPreviousCRC = header.batchCRC
         lastBatchCRC = header.batchCRC
         position = end

@@ -87,7 +87,7 @@ enum SegmentRecovery {
         // Rebuilding reads and checks every batch, not just the headers: a damaged header
         // must be blamed on this segment, not discovered later as an offset clash.
         let index = try scan(
-            file, base: base, size: size, headersOnly: false, configuration: configuration
+            file, base: base, size: size, configuration: configuration
         ) { (position, reason, _) throws(StorageError) in
             throw StorageError(.corruption, reason, path: segmentPath, byteOffset: position)
         }
@@ -112,7 +112,7 @@ enum SegmentRecovery {
         var lastCRC: UInt32 = 0
         var torn: (position: Int64, reason: String, header: BatchHeader?)?
         let index = try scan(
-            file, base: base, size: size, headersOnly: false, configuration: configuration
+            file, base: base, size: size, configuration: configuration
         ) {
             position, reason, header in
             torn = (position, reason, header)
@@ -141,15 +141,14 @@ enum SegmentRecovery {
     /// Walks a segment's batches into an index. Calls `onInvalid` at the first invalid batch
     /// and stops there (it may throw to abort).
     static func scan(
-        _ file: any StorageFile, base: UInt64, size: Int64, headersOnly: Bool,
-        configuration: LogConfiguration,
+        _ file: any StorageFile, base: UInt64, size: Int64, configuration: LogConfiguration,
         onInvalid: (Int64, String, BatchHeader?) throws(StorageError) -> Void,
         onBatch: (BatchHeader) -> Void = { _ in }
     ) throws(StorageError) -> SegmentIndex {
         var index = SegmentIndex(baseOffset: base)
         let reader = SegmentReader(file: file, from: 0, to: size, previousBatchCRC: 0)
         while true {
-            switch try reader.next(headersOnly: headersOnly) {
+            switch try reader.next() {
             case .end:
                 return index
             case .batch(let header, let position):
