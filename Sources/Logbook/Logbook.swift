@@ -232,9 +232,8 @@ public final class Logbook: @unchecked Sendable {
             durableOffset: log.durableOffset, maxDelayNanoseconds: delayNanoseconds,
             flushForSync: { [unowned self] () throws(StorageError) in
                 try self.locked { () throws(StorageError) in
-                    if self.log.flushedOffset == self.log.durableOffset
-                        && self.log.nextOffset == self.log.durableOffset
-                    {
+                    // durable <= flushed <= next, so this says nothing is pending or unsynced.
+                    if self.log.nextOffset == self.log.durableOffset {
                         return nil
                     }
                     return try self.log.flushForSync()

@@ -92,9 +92,11 @@ public final class Log {
             durableOffset <= flushedOffset, "durable \(durableOffset) > flushed \(flushedOffset)")
         precondition(flushedOffset <= nextOffset, "flushed \(flushedOffset) > next \(nextOffset)")
         precondition(
-            flushedOffset == active.index.nextOffset || pending.isEmpty == false
-                || flushedOffset == nextOffset,
-            "flushed offset \(flushedOffset) disagrees with the active segment")
+            flushedOffset == active.index.nextOffset,
+            "flushed offset \(flushedOffset), active segment ends at \(active.index.nextOffset)")
+        precondition(
+            pending.isEmpty == (flushedOffset == nextOffset),
+            "pending batch empty: \(pending.isEmpty), flushed \(flushedOffset), next \(nextOffset)")
         var previousNext: UInt64 = 0
         for segment in sealed + [active.index] {
             precondition(

@@ -52,24 +52,23 @@ struct BenchCommand: AsyncParsableCommand {
     func run() async throws {
         let showProgress = ProgressBar.isTerminal && !json
         var standardError = StandardError()
-        // Steps in the order LogBenchmark reports them: appends (4), bulk merge, in-memory
-        // merge, the read log, decode, open, compaction, 5 baselines, ceilings.
-        let stepCount = suite == .replay ? 3 : 16
         var step = 0
-        let benchmark = LogBenchmark(
+        var benchmark = LogBenchmark(
             directory: directory, records: records, changes: changes, runs: runs, writers: writers,
             syncedOperations: syncedOperations, readOnly: suite == .replay,
-            progress: { name in
-                guard showProgress else { return }
-                step += 1
-                let filled = min(20, step * 20 / stepCount)
-                let bar =
-                    String(repeating: "#", count: filled)
-                    + String(repeating: "-", count: 20 - filled)
-                print(
-                    "\u{1B}[2K\r[\(bar)] \(min(step, stepCount))/\(stepCount) \(name)...",
-                    terminator: "", to: &standardError)
-            })
+            progress: { _ in })
+        let stepCount = benchmark.stepCount
+        benchmark.progress = { name in
+            guard showProgress else { return }
+            step += 1
+            let filled = min(20, step * 20 / stepCount)
+            let bar =
+                String(repeating: "#", count: filled)
+                + String(repeating: "-", count: 20 - filled)
+            print(
+                "\u{1B}[2K\r[\(bar)] \(min(step, stepCount))/\(stepCount) \(name)...",
+                terminator: "", to: &standardError)
+        }
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let figures = try await benchmark.run()
         if showProgress { print("\u{1B}[2K\r", terminator: "", to: &standardError) }

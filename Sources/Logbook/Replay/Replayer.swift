@@ -28,7 +28,7 @@ enum Replayer {
                     switch ChangeRecordCodec.decode(bytes, into: &scratch) {
                     case .change:
                         changes.append(scratch)
-                        offsets.append(offset)
+                        if !views.isEmpty { offsets.append(offset) }
                     case .clock(let time): highestClock = max(highestClock, time)
                     case .failure(let failure):
                         throw LogbookError(

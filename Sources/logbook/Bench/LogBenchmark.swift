@@ -22,6 +22,11 @@ struct LogBenchmark {
 
     var logDirectory: String { directory + "/log" }
 
+    /// How many times `run()` reports progress: the read figures' three steps (write the
+    /// log, decode, open), plus six append steps, compaction, four baselines and the
+    /// ceilings for the full suite. Keep in step with the `progress` calls.
+    var stepCount: Int { readOnly ? 3 : 15 }
+
     func run() async throws -> [BenchFigure] {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(
