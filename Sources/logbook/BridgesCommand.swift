@@ -39,13 +39,7 @@ struct BridgesCommand: ParsableCommand {
 
     func run() throws {
         let view = BridgeStatsView()
-        var options = LogbookOptions()
-        options.durability = .buffered
-        options.views = [view]
-        let logbook: Logbook
-        do { logbook = try Logbook.open(directory: target.directory, options: options) } catch {
-            throw exitWithError(error)
-        }
+        let logbook = try openLogbook(target.directory, durability: .buffered, views: [view])
         defer { try? logbook.close() }  // read-only use: nothing pending to lose
         switch query {
         case .summary: try printSummary(view.summaries())

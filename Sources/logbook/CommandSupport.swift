@@ -36,11 +36,13 @@ func exitWithError(_ error: any Error, verbose: Bool = false) -> ExitCode {
 }
 
 /// Opens an existing Logbook for a command, mapping failures to an exit code.
-func openLogbook(_ directory: String, durability: Durability = .groupCommit, progress: Bool = false)
-    throws -> Logbook
-{
+func openLogbook(
+    _ directory: String, durability: Durability = .groupCommit, progress: Bool = false,
+    views: [any MaterializedView] = []
+) throws -> Logbook {
     var options = LogbookOptions()
     options.durability = durability
+    options.views = views
     if progress && ProgressBar.isTerminal {
         let bar = ProgressBar(label: "replay")
         options.replayProgress = { done, total in bar.update(done, of: total) }

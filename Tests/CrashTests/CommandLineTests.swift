@@ -12,11 +12,7 @@ import Testing
     }
 
     @Test func writeExportAndAppendRoundTrip() throws {
-        guard LogbookExecutable.url != nil else {
-            Issue.record(
-                "logbook executable not built beside the tests (swift build --build-tests)")
-            return
-        }
+        guard LogbookExecutable.built() != nil else { return }
         let first = scratch()
         let second = scratch()
         defer {
@@ -54,11 +50,7 @@ import Testing
     }
 
     @Test func badInputAndDamageGiveClearErrorsAndExitCodes() throws {
-        guard LogbookExecutable.url != nil else {
-            Issue.record(
-                "logbook executable not built beside the tests (swift build --build-tests)")
-            return
-        }
+        guard LogbookExecutable.built() != nil else { return }
         let directory = scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let notALogbook = try LogbookExecutable.run(["put", directory, "r", "a=1"])
@@ -86,11 +78,7 @@ import Testing
     }
 
     @Test func bridgesImportAndQueries() throws {
-        guard LogbookExecutable.url != nil else {
-            Issue.record(
-                "logbook executable not built beside the tests (swift build --build-tests)")
-            return
-        }
+        guard LogbookExecutable.built() != nil else { return }
         let directory = scratch()
         let file = directory + ".json"
         defer {
@@ -131,11 +119,7 @@ import Testing
     }
 
     @Test func generatedBridgeFeedHasTheFeedsTraitsAndIsDeterministic() throws {
-        guard LogbookExecutable.url != nil else {
-            Issue.record(
-                "logbook executable not built beside the tests (swift build --build-tests)")
-            return
-        }
+        guard LogbookExecutable.built() != nil else { return }
         let first = try LogbookExecutable.run([
             "generate", "bridges", "--years", "1", "--seed", "5",
         ])

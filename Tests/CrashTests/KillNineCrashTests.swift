@@ -13,12 +13,7 @@ import Testing
 @Suite(.serialized) struct KillNineCrashTests {
     @Test(arguments: [false, true])
     func everyAcknowledgedAppendSurvivesKillNine(whileCompacting: Bool) async throws {
-        guard let executable = LogbookExecutable.url else {
-            Issue.record(
-                "the logbook executable is not built beside the tests; run `swift build --build-tests` (make test does)"
-            )
-            return
-        }
+        guard let executable = LogbookExecutable.built() else { return }
         let rounds = Int(ProcessInfo.processInfo.environment["LOGBOOK_CRASH_ROUNDS"] ?? "") ?? 20
         var random = SeededGenerator(
             seed: UInt64(ProcessInfo.processInfo.environment["LOGBOOK_CRASH_SEED"] ?? "") ?? 2024)

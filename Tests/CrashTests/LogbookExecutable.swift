@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Finds and runs the `logbook` executable built beside the test bundle.
 enum LogbookExecutable {
@@ -11,6 +12,17 @@ enum LogbookExecutable {
             directory = directory.deletingLastPathComponent()
         }
         return nil
+    }
+
+    /// The executable, or nil after recording a test issue that says how to build it.
+    static func built() -> URL? {
+        guard let url else {
+            Issue.record(
+                "the logbook executable is not built beside the tests; run `swift build --build-tests` (make test does)"
+            )
+            return nil
+        }
+        return url
     }
 
     struct Output {

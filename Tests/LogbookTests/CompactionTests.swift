@@ -13,12 +13,7 @@ import Testing
     private func options(
         _ fileSystem: any FileSystem = PosixFileSystem(), durability: Durability = .buffered
     ) -> LogbookOptions {
-        var options = LogbookOptions()
-        options.durability = durability
-        options.fileSystem = fileSystem
-        options.log.segmentSizeMax = 4096
-        options.log.batchSizeTarget = 512
-        return options
+        smallLogOptions(durability, fileSystem: fileSystem)
     }
 
     private func everything() -> CompactionOptions {

@@ -12,12 +12,7 @@ import Testing
     private func options(_ durability: Durability, fileSystem: any FileSystem = PosixFileSystem())
         -> LogbookOptions
     {
-        var options = LogbookOptions()
-        options.durability = durability
-        options.fileSystem = fileSystem
-        options.log.segmentSizeMax = 4096
-        options.log.batchSizeTarget = 1024
-        return options
+        smallLogOptions(durability, fileSystem: fileSystem, batchSizeTarget: 1024)
     }
 
     @Test(arguments: Durability.allCases, [UInt64(1), 2, 3])

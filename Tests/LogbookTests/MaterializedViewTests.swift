@@ -42,12 +42,7 @@ import Testing
     }
 
     private func options(_ view: VisibleFieldsView) -> LogbookOptions {
-        var options = LogbookOptions()
-        options.durability = .buffered
-        options.views = [view]
-        options.log.segmentSizeMax = 4096
-        options.log.batchSizeTarget = 512
-        return options
+        smallLogOptions(views: [view])
     }
 
     @Test(arguments: [UInt64(1), 2, 3, 4, 5])

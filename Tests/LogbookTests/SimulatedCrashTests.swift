@@ -16,12 +16,7 @@ import Testing
     private func options(_ durability: Durability, _ fileSystem: SimulatedFileSystem)
         -> LogbookOptions
     {
-        var options = LogbookOptions()
-        options.durability = durability
-        options.fileSystem = fileSystem
-        options.log.segmentSizeMax = 4096
-        options.log.batchSizeTarget = 512
-        return options
+        smallLogOptions(durability, fileSystem: fileSystem)
     }
 
     /// Every change the workload produces, from a fault-free run of the same seed.
