@@ -66,19 +66,9 @@ final class BenchmarkWorkload: @unchecked Sendable {
         return path
     }
 
-    /// The stored LZ4 frames of the written log, with their raw lengths.
-    func frames() throws -> [([UInt8], Int)] {
-        let log = try Log.open(directory: try writtenLog(), createIfMissing: false)
-        defer { try? log.close() }
-        let cursor = try log.makeCursor(from: 0)
-        var frames: [([UInt8], Int)] = []
-        while try cursor.next() {
-            guard let header = cursor.header else { continue }
-            frames.append(
-                (Array(try cursor.storedBytes().dropFirst(BatchHeader.size)), Int(header.rawLength))
-            )
-        }
-        return frames
+    /// The stored LZ4 frames of the written log.
+    func frames() throws -> StoredFrames {
+        try StoredFrames(logAt: try writtenLog())
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LogbookCRDT
 import LogbookStorage
+import LogbookTesting
 
 extension LogBenchmark {
     /// SQLite and JSON doing the same work on the same changes, in this process.
@@ -69,29 +70,14 @@ extension LogBenchmark {
     /// fsync rate.
     func ceilingFigures(changes: Int) throws -> [BenchFigure] {
         progress("ceilings")
-        var frames: [(frame: [UInt8], rawLength: Int)] = []
-        let log = try Log.open(directory: logDirectory, createIfMissing: false)
-        let cursor = try log.makeCursor(from: 0)
-        var rawBytes: Int64 = 0
-        while try cursor.next() {
-            guard let header = cursor.header else { continue }
-            frames.append(
-                (Array(try cursor.storedBytes().dropFirst(BatchHeader.size)), Int(header.rawLength))
-            )
-            rawBytes += Int64(header.rawLength)
-        }
-        try log.close()
+        let stored = try StoredFrames(logAt: logDirectory)
+        let rawBytes = stored.rawBytes
         var samples: [Double] = []
         var output: [UInt8] = []
         output.reserveCapacity(1 << 20)
         for _ in 0..<runs {
             let started = ContinuousClock.now
-            for (frame, rawLength) in frames {
-                output.removeAll(keepingCapacity: true)
-                _ = frame.withUnsafeBytes {
-                    LZ4Frame.decode($0, rawLength: rawLength, into: &output)
-                }
-            }
+            stored.decompressAll(into: &output)
             samples.append((ContinuousClock.now - started).seconds)
         }
         let lz4Seconds = median(samples)
