@@ -21,6 +21,12 @@ public struct StateDigest: Hashable, Sendable, CustomStringConvertible {
         }.joined()
     }
 
+    /// The two halves as they are.
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
     /// The digest of a CRDT's state.
     public init(of crdt: CRDT<String, String, Value>) {
         var hasher = StableHasher()
@@ -59,7 +65,7 @@ public struct StateDigest: Hashable, Sendable, CustomStringConvertible {
 
 /// Two independent 64-bit FNV-1a lanes over length-framed chunks. Not cryptographic: it
 /// detects accidental differences, it does not resist an adversary.
-struct StableHasher {
+struct StableHasher: Sendable {
     private var first: UInt64 = 0xCBF2_9CE4_8422_2325
     private var second: UInt64 = 0x6C62_272E_07BB_0142
 
@@ -78,5 +84,26 @@ struct StableHasher {
 
     func finalize() -> (UInt64, UInt64) {
         (first, second)
+    }
+}
+
+/// Builds a `StateDigest` from length-framed chunks, for views that digest their own state:
+/// feed the chunks in a canonical order (the same state must give the same chunks).
+public struct StateDigestBuilder: Sendable {
+    private var hasher = StableHasher()
+
+    /// An empty builder.
+    public init() {}
+
+    /// Adds one chunk; chunk boundaries count (["ab"] and ["a", "b"] differ).
+    public mutating func combine(_ bytes: [UInt8]) { hasher.combine(bytes) }
+
+    /// Adds one string as a chunk.
+    public mutating func combine(_ string: String) { hasher.combine(Array(string.utf8)) }
+
+    /// The digest of everything combined so far.
+    public func finalize() -> StateDigest {
+        let (high, low) = hasher.finalize()
+        return StateDigest(high: high, low: low)
     }
 }

@@ -9,6 +9,10 @@ import LogbookStorage
 ///   `DefaultMergeRule`: colVersion, then dbVersion, then node — not merely a later offset);
 /// - a record deletion followed by a later deletion of the same record;
 /// - at the end, every winner logged before its record's latest deletion, which shadows it.
+/// One superseded change is kept on purpose: the first change of every record that is not
+/// deleted. Views order records by when they were first created in the log (the Goodies'
+/// edges keep insertion order), and the offset of that first change is the only place the
+/// order lives; keeping it costs at most one record per live record.
 /// Pass 2 then keeps a record exactly when its bit is clear: no hashing, no lookups.
 ///
 /// Keys are 64-bit hashes of (record, column) with a 32-bit check from an independent hash;
@@ -30,6 +34,8 @@ struct LiveSet {
     private var winners: [Int: Winner] = [:]
     /// Per record key: the offset of its latest deletion.
     private var deletions: [Int: UInt64] = [:]
+    /// Per record key: the offset of its first column change (its creation).
+    private var creations: [Int: UInt64] = [:]
     /// Offsets `base..<sealedEnd` the rewrite may drop; one bit each.
     private let base: UInt64
     private let sealedEnd: UInt64
@@ -52,6 +58,7 @@ struct LiveSet {
             deletions[recordKey] = offset
             return
         }
+        if creations[recordKey] == nil { creations[recordKey] = offset }
         let (key, check) = Self.columnKey(change.recordId, change.column)
         let candidate = Winner(
             offset: offset, colVersion: change.colVersion, dbVersion: change.dbVersion,
@@ -81,11 +88,13 @@ struct LiveSet {
     /// Marks the winners their record's latest deletion shadows. Call once, after pass 1.
     mutating func finish() {
         finished = true
-        guard !deletions.isEmpty else { return }
         for winner in winners.values where !winner.collided {
             if let deletion = deletions[winner.recordKey], deletion > winner.offset {
                 markDead(winner.offset)
             }
+        }
+        for (recordKey, offset) in creations where deletions[recordKey] == nil {
+            markLive(offset)
         }
     }
 
@@ -117,6 +126,12 @@ struct LiveSet {
         guard offset >= base && offset < sealedEnd else { return }
         let bit = offset - base
         dead[Int(bit / 64)] |= 1 << (bit % 64)
+    }
+
+    private mutating func markLive(_ offset: UInt64) {
+        guard offset >= base && offset < sealedEnd else { return }
+        let bit = offset - base
+        dead[Int(bit / 64)] &= ~(1 << (bit % 64))
     }
 
     private static func recordKey(_ recordId: UnsafeRawBufferPointer) -> Int {

@@ -1,0 +1,200 @@
+import Foundation
+import Logbook
+import LogbookCRDT
+
+/// Entity search with The Goodies' ranking, served from n-gram indexes instead of a scan,
+/// plus BM25 over names and content for large corpora. Kept from the `entity/` records.
+///
+/// Applying a change only records the entity's new fields and marks it dirty; the indexes
+/// catch up on the next query (one entity re-indexed once however many changes it had), so
+/// replaying a long log costs little more than reading it.
+public final class SearchIndex: MaterializedView, @unchecked Sendable {
+    // @unchecked: all state is guarded by `lock`.
+
+    /// One search hit.
+    public struct Result: Equatable, Sendable {
+        /// The entity id.
+        public var id: String
+        /// `entity_type`, nil when the record has none.
+        public var entityType: String?
+        /// The entity's name ("" when it has none).
+        public var name: String
+        /// The score.
+        public var score: Double
+        /// Why it matched, as The Goodies reports: `name` → [name], `content` → reasons.
+        public var highlights: [String: [String]]
+    }
+
+    /// An entity as search sees it.
+    struct Document {
+        var id: String
+        var type: String?
+        var name: String?
+        /// Content columns without the `content.` prefix, ordered by the offset of their
+        /// current value (file order for imported entities).
+        var content: [(key: String, value: Value, offset: UInt64)] = []
+        /// The offset of the record's first change: insertion order, for ties.
+        var sequence: UInt64
+        var alive = true
+    }
+
+    /// Lower-cased texts derived from a document when it is indexed.
+    struct Texts {
+        var name: [UInt32]
+        var content: [UInt32]?
+        var stringValues: [(key: String, original: String, lowered: [UInt32])]
+    }
+
+    /// The view's name.
+    public let name = "search"
+    let lock = NSLock()
+    var documents: [Document] = []
+    var texts: [Texts?] = []
+    var slots: [String: Int32] = [:]
+    var dirty: Set<Int32> = []
+    var namePostings = GramPostings()
+    var contentPostings = GramPostings()
+    var nameBigrams = NameBigrams()
+    var bm25 = BM25Index()
+    /// Documents indexed since the postings were last rebuilt (stale postings grow with it).
+    var reindexed = 0
+
+    /// An empty view; register it in `LogbookOptions.views`.
+    public init() {}
+
+    /// See `MaterializedView`.
+    public func reset() {
+        lock.lock()
+        defer { lock.unlock() }
+        documents = []
+        texts = []
+        slots = [:]
+        dirty = []
+        namePostings = GramPostings()
+        contentPostings = GramPostings()
+        nameBigrams = NameBigrams()
+        bm25 = BM25Index()
+        reindexed = 0
+    }
+
+    /// See `MaterializedView`.
+    public func apply(_ change: Change<String, String, Value>, at offset: UInt64) {
+        guard change.recordId.hasPrefix(GoodiesRecords.entityPrefix) else { return }
+        let id = String(change.recordId.dropFirst(GoodiesRecords.entityPrefix.count))
+        lock.lock()
+        defer { lock.unlock() }
+        guard let column = change.colName else {
+            if let slot = slots.removeValue(forKey: id) {
+                documents[Int(slot)].alive = false
+                dirty.insert(slot)
+            }
+            return
+        }
+        let slot: Int32
+        if let existing = slots[id] {
+            slot = existing
+        } else {
+            slot = Int32(documents.count)
+            slots[id] = slot
+            documents.append(Document(id: id, sequence: offset))
+            texts.append(nil)
+        }
+        dirty.insert(slot)
+        let value = change.value
+        switch column {
+        case GoodiesRecords.entityType: documents[Int(slot)].type = value?.stringValue
+        case GoodiesRecords.name: documents[Int(slot)].name = value?.stringValue
+        default:
+            guard column.hasPrefix(GoodiesRecords.contentPrefix) else { return }
+            let key = String(column.dropFirst(GoodiesRecords.contentPrefix.count))
+            documents[Int(slot)].content.removeAll { $0.key == key }
+            if let value { documents[Int(slot)].content.append((key, value, offset)) }
+        }
+    }
+
+    /// See `MaterializedView`: every live entity's type, name, content (in order) and
+    /// insertion order.
+    public func digest() -> StateDigest {
+        lock.lock()
+        defer { lock.unlock() }
+        var builder = StateDigestBuilder()
+        for document in documents.filter(\.alive).sorted(by: { $0.id < $1.id }) {
+            var text = "\(document.id)\u{0}\(document.type ?? "\u{1}")\u{0}"
+            text += "\(document.name ?? "\u{1}")\u{0}\(document.sequence)"
+            for member in document.content {
+                text += "\u{0}\(member.key)\u{0}\(PythonJSON.dumps(member.value))"
+            }
+            builder.combine(text)
+        }
+        return builder.finalize()
+    }
+
+    /// Live entities.
+    public var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots.count
+    }
+
+    // MARK: Indexing (callers hold `lock`)
+
+    /// Brings the indexes up to date with the documents changed since the last query.
+    func flushDirty() {
+        guard !dirty.isEmpty else { return }
+        if reindexed + dirty.count > max(1024, 2 * slots.count) {
+            rebuildIndexes()
+            return
+        }
+        for slot in dirty.sorted() { index(slot) }
+        dirty = []
+    }
+
+    private func rebuildIndexes() {
+        namePostings = GramPostings()
+        contentPostings = GramPostings()
+        nameBigrams = NameBigrams()
+        bm25 = BM25Index()
+        reindexed = 0
+        for slot in documents.indices { texts[slot] = nil }
+        for slot in documents.indices where documents[slot].alive { index(Int32(slot)) }
+        dirty = []
+    }
+
+    private func index(_ slot: Int32) {
+        let document = documents[Int(slot)]
+        bm25.remove(slot)
+        guard document.alive else {
+            texts[Int(slot)] = nil
+            return
+        }
+        reindexed += 1
+        let derived = Self.texts(of: document)
+        texts[Int(slot)] = derived
+        namePostings.add(slot, text: derived.name)
+        nameBigrams.add(slot, name: derived.name)
+        var contentText = derived.content ?? []
+        for value in derived.stringValues {
+            contentText.append(0)
+            contentText.append(contentsOf: value.lowered)
+        }
+        contentPostings.add(slot, text: contentText)
+        bm25.add(
+            slot, tokens: BM25Index.tokens(derived.name) + BM25Index.tokens(derived.content ?? []))
+    }
+
+    static func texts(of document: Document) -> Texts {
+        let content: [UInt32]? =
+            document.content.isEmpty
+            ? nil
+            : scalars(
+                PythonJSON.dumps(members: document.content.map { ($0.key, $0.value) }).lowercased())
+        return Texts(
+            name: scalars((document.name ?? "").lowercased()), content: content,
+            stringValues: document.content.compactMap { member in
+                guard case .string(let string) = member.value else { return nil }
+                return (member.key, string, scalars(string.lowercased()))
+            })
+    }
+
+    static func scalars(_ text: String) -> [UInt32] { text.unicodeScalars.map(\.value) }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookTesting
+import LogbookViews
+import Testing
+
+// The Goodies' search contract. Expected scores and highlights come from running The
+// Goodies' scoring rules in Python 3 on the same corpus (figures, not code, copied here);
+// the difflib and json.dumps vectors likewise.
+@Suite struct SearchIndexTests {
+    static let corpus = #"""
+        {"entities": [
+          {"id": "t", "entity_type": "device", "name": "Smart Thermostat", "content": {"brand": "Nest", "location": "Hall"}},
+          {"id": "k", "entity_type": "room", "name": "Kitchen", "content": {"features": ["island", "pantry"], "floor": 1}},
+          {"id": "kl", "entity_type": "device", "name": "Kitchen Light", "content": {"brand": "Hue", "note": "Café lights over the kitchen island"}},
+          {"id": "m", "entity_type": "manual", "name": "Thermostat Manual", "content": {}},
+          {"id": "n", "entity_type": "note", "name": "kitchn", "content": {"text": "typo"}}
+        ], "relationships": []}
+        """#
+
+    @Test(
+        arguments: [
+            ("kitchen", [("k", 7.0), ("kl", 6.0), ("n", 0.9230769230769231)]),
+            ("thermostat", [("t", 3.0), ("m", 3.0)]),  // a tie: insertion order
+            ("kitchen island", [("kl", 4.5), ("k", 2.0)]),
+            ("café", [("kl", 1.0)]),
+            ("nest", [("t", 3.0)]),
+            ("kitchn", [("n", 7.0), ("k", 0.9230769230769231)]),
+            ("Kitchen Light", [("kl", 9.0), ("k", 1.5)]),
+            ("zebra", []),
+        ] as [(String, [(String, Double)])])
+    func scoresMatchTheGoodies(query: String, expected: [(String, Double)]) async throws {
+        let home = try HomeLogbook()
+        defer { home.close() }
+        try await home.load(Self.corpus)
+        let results = home.search.search(query)
+        #expect(results.map(\.id) == expected.map(\.0))
+        #expect(results.map(\.score) == expected.map(\.1))
+        #expect(home.search.searchByScanning(query) == results)
+    }
+
+    @Test func highlightsSayWhyAsTheGoodiesDoes() async throws {
+        let home = try HomeLogbook()
+        defer { home.close() }
+        try await home.load(Self.corpus)
+        let kitchen = home.search.search("kitchen")
+        #expect(kitchen[0].highlights == ["name": ["Kitchen"]])
+        #expect(
+            kitchen[1].highlights == [
+                "name": ["Kitchen Light"],
+                "content": [
+                    "Content contains 'kitchen'", "note: Café lights over the kitchen island...",
+                ],
+            ])
+        #expect(kitchen[2].highlights == [:])  // fuzzy only
+        #expect(
+            home.search.search("Kitchen Light")[0].highlights["content"] == [
+                "Content matches 2 word(s)"
+            ])
+    }
+
+    @Test func limitsAndTypeFiltersCutTheRanking() async throws {
+        let home = try HomeLogbook()
+        defer { home.close() }
+        try await home.load(Self.corpus)
+        #expect(home.search.search("kitchen", limit: 0).isEmpty)
+        #expect(home.search.search("kitchen", limit: 1).map(\.id) == ["k"])
+        #expect(home.search.search("kitchen", types: ["device", "note"]).map(\.id) == ["kl", "n"])
+        #expect(home.search.search("").count == 5)  // "" is in every name
+    }
+
+    @Test func updatesAndDeletionsReachTheIndex() async throws {
+        let home = try HomeLogbook()
+        defer { home.close() }
+        try await home.load(Self.corpus)
+        #expect(home.search.search("hall").map(\.id) == ["t"])
+        try await home.logbook.deleteField("entity/t", fieldName: "content.location")
+        #expect(home.search.search("hall").isEmpty)
+        try await home.logbook.insertOrUpdate("entity/m", fields: [("name", "Hallway guide")])
+        #expect(home.search.search("hall").map(\.id) == ["m"])
+        try await home.logbook.deleteRecord("entity/m")
+        #expect(home.search.search("hall").isEmpty)
+        #expect(home.search.count == 4)
+    }
+
+    @Test(
+        arguments: [
+            ("kitchen", "kitchn", 0.9230769230769231),
+            ("living room lights", "living room light", 0.9714285714285714),
+            ("abcd", "bcda", 0.75),
+            ("", "", 1.0),
+            ("a", "", 0.0),
+            ("smart thermostat", "thermostat", 0.7692307692307693),
+            ("qabxcd", "abycdf", 0.6666666666666666),
+            // autojunk: b of 240 elements, both letters popular; the match still extends.
+            (
+                String(repeating: "ab", count: 150), String(repeating: "aaab", count: 60),
+                0.003703703703703704
+            ),
+            ("x" + String(repeating: "e", count: 5) + "y", String(repeating: "e", count: 250), 0.0),
+        ] as [(String, String, Double)])
+    func sequenceMatcherEqualsPythonsDifflib(a: String, b: String, ratio: Double) {
+        #expect(SequenceMatcher.ratio(a, b) == ratio)
+    }
+
+    @Test func jsonDumpsEqualsPythons() {
+        let text = PythonJSON.dumps(members: [
+            (
+                "a",
+                .array([
+                    .double(1.0), .double(1e16), .double(1e-5), .double(0.1),
+                    .double(123_456_789_012_345.0), .double(1e15), .double(-0.0), .double(.nan),
+                    .double(.infinity), .double(.leastNonzeroMagnitude), .double(1.5e300),
+                ])
+            ),
+            ("b", .string("Caf\u{e9} \u{1F600} \u{7F} \u{01} \"q\"\\")),
+        ])
+        #expect(
+            text
+                == #"{"a": [1.0, 1e+16, 1e-05, 0.1, 123456789012345.0, 1000000000000000.0, -0.0, NaN, Infinity, 5e-324, 1.5e+300], "b": "Caf\u00e9 \ud83d\ude00 \u007f \u0001 \"q\"\\"}"#
+        )
+        #expect(PythonJSON.dumps(members: []) == "{}")
+        #expect(PythonJSON.dumps(.array([])) == "[]")
+    }
+
+    /// Random names and content over a small alphabet, so substrings and near-misses are common.
+    static func randomCorpus(_ random: inout SeededGenerator, entities: Int) -> [(
+        String, [(String, Value)]
+    )] {
+        let syllables = [
+            "ki", "tch", "en", "li", "ght", "ro", "om", "the", "rmo", "st", "at", " ", "é",
+        ]
+        func phrase(_ count: Int) -> String {
+            (0..<count).map { _ in syllables.randomElement(using: &random) ?? "" }.joined()
+        }
+        return (0..<entities).map { index in
+            var fields: [(String, Value)] = [
+                (
+                    "entity_type",
+                    .string(["device", "room", "note"].randomElement(using: &random) ?? "")
+                ),
+                ("name", .string(phrase(Int.random(in: 1...6, using: &random)))),
+            ]
+            for key in ["brand", "notes", "floor"].shuffled(using: &random).prefix(
+                Int.random(in: 0...3, using: &random))
+            {
+                fields.append(
+                    (
+                        "content." + key,
+                        key == "floor"
+                            ? .int(Int64(index % 3))
+                            : .string(phrase(Int.random(in: 1...8, using: &random)))
+                    ))
+            }
+            return ("entity/e\(index)", fields)
+        }
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+    func theIndexedAnswerEqualsAScanOnRandomCorpora(seed: UInt64) async throws {
+        var random = SeededGenerator(seed: seed)
+        let home = try HomeLogbook()
+        defer { home.close() }
+        let corpus = Self.randomCorpus(&random, entities: 300)
+        for (recordId, fields) in corpus {
+            try await home.logbook.insertOrUpdate(recordId, fields: fields)
+        }
+        let syllables = [
+            "ki", "tch", "en", "li", "ght", "ro", "om", "the", "rmo", "st", "at", " ", "é", "x",
+        ]
+        for round in 0..<60 {
+            // Some edits between queries, so the index is exercised incrementally too.
+            if round % 10 == 5 {
+                try await home.logbook.insertOrUpdate(
+                    "entity/e\(Int.random(in: 0..<300, using: &random))",
+                    fields: [
+                        ("name", .string(syllables.shuffled(using: &random).prefix(3).joined()))
+                    ])
+                try await home.logbook.deleteRecord(
+                    "entity/e\(Int.random(in: 0..<300, using: &random))")
+            }
+            let query = (0..<Int.random(in: 1...4, using: &random)).map { _ in
+                syllables.randomElement(using: &random) ?? ""
+            }.joined()
+            // Query strings from names too: exact names and one-character typos of them.
+            let named = corpus.randomElement(using: &random)?.1[1].1.stringValue ?? ""
+            let typo = String(named.dropLast())
+            for text in [query, named, typo] {
+                let indexed = home.search.search(text, limit: 50)
+                let scanned = home.search.searchByScanning(text, limit: 50)
+                #expect(indexed == scanned, "seed \(seed) query '\(text)'")
+            }
+        }
+    }
+
+    @Test func bm25RanksRareTermsAndShortDocumentsHigher() async throws {
+        let home = try HomeLogbook()
+        defer { home.close() }
+        try await home.load(Self.corpus)
+        let island = home.search.searchBM25("island")
+        #expect(island.map(\.id) == ["k", "kl"])  // the shorter document first
+        #expect(island[0].score > island[1].score)
+        #expect(home.search.searchBM25("thermostat nest").first?.id == "t")
+        #expect(home.search.searchBM25("zebra").isEmpty)
+        #expect(home.search.searchBM25("kitchen", types: ["room"]).map(\.id) == ["k"])
+    }
+
+    @Test(.enabled(if: HomeLogbook.haveFixtures, "needs ../shared/fixtures beside the repository"))
+    func theDemoHomesNoteWithTheWifiPasswordIsFound() async throws {
+        let home = try HomeLogbook()
+        defer { home.close() }
+        try await home.logbook.importGoodies(
+            GoodiesDocument(parsing: HomeLogbook.fixture("goodies_martinez_home.json")))
+        let results = home.search.search("password")
+        #expect(!results.isEmpty)
+        #expect(results.allSatisfy { $0.highlights["content"] != nil })
+        for query in ["thermostat", "tv", "living room", "wifi", "garage door", "mitsubishi", "x"] {
+            #expect(
+                home.search.search(query, limit: 100)
+                    == home.search.searchByScanning(query, limit: 100))
+        }
+    }
+}
