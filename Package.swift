@@ -47,7 +47,8 @@ let package = Package(
             name: "LogbookViews", dependencies: ["Logbook", "LogbookCRDT"],
             swiftSettings: strictSettings),
         .target(
-            name: "LogbookTesting", dependencies: ["LogbookStorage", "LogbookCRDT", "Logbook"],
+            name: "LogbookTesting",
+            dependencies: ["LogbookStorage", "LogbookCRDT", "Logbook", "LogbookViews"],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "logbook",

@@ -14,6 +14,8 @@ struct BridgesCommand: ParsableCommand {
             `buckets` — per bridge, year, month, weekday (1 = Sunday) and hour, with Bridget's \\
             opening probability and confidence; `validate` — Bridget's validation rules over \
             every stored opening, failures counted by the first rule each one breaks; \
+            `predict` — for a weekday and hour (--weekday 1 = Sunday … 7, --hour 0–23), each \
+            bridge's share of the openings in that slot, with confidence and average minutes; \
             `heatmap` — openings by weekday × hour, darker where a bridge is more likely to be \
             open (--bridge to pick one).
             """)
@@ -27,15 +29,28 @@ struct BridgesCommand: ParsableCommand {
         case validate
         /// Openings by weekday × hour, drawn in the terminal.
         case heatmap
+        /// Each bridge's outlook for a weekday and hour.
+        case predict
     }
 
     @OptionGroup var target: DirectoryArgument
-    @Argument(help: "summary, buckets, validate or heatmap.")
+    @Argument(help: "summary, buckets, validate, predict or heatmap.")
     var query: Query
     @Flag(help: "Print one JSON document.")
     var json = false
     @Option(help: "heatmap: only this bridge id.")
     var bridge: Int64?
+    @Option(help: "predict: the weekday, 1 = Sunday … 7 = Saturday.")
+    var weekday: Int?
+    @Option(help: "predict: the hour, 0–23.")
+    var hour: Int?
+
+    func validate() throws {
+        guard query == .predict else { return }
+        guard let weekday, (1...7).contains(weekday), let hour, (0...23).contains(hour) else {
+            throw ValidationError("predict needs --weekday 1...7 (1 = Sunday) and --hour 0...23")
+        }
+    }
 
     func run() throws {
         let view = BridgeStatsView()
@@ -45,6 +60,7 @@ struct BridgesCommand: ParsableCommand {
         case .summary: try printSummary(view.summaries())
         case .buckets: try printBuckets(view.buckets())
         case .validate: try printValidation(view.openings())
+        case .predict: try printPrediction(view.predict(weekday: weekday ?? 1, hour: hour ?? 0))
         case .heatmap:
             try printHeatmap(
                 view.openings().values.filter { bridge == nil || $0.entityId == bridge })
@@ -71,6 +87,36 @@ struct BridgesCommand: ParsableCommand {
                     BridgeStatsView.durationLabel(minutes: $0.averageMinutes),
                     BridgeStatsView.durationLabel(minutes: Double($0.longestMinutes)),
                     "\($0.currentlyOpen)",
+                ]
+            })
+    }
+
+    private func printPrediction(_ predictions: [BridgeStatsView.Prediction]) throws {
+        if json {
+            try printJSON(
+                predictions.map {
+                    [
+                        "entityid": $0.entityId, "name": $0.name, "openings": $0.openings,
+                        "probability": $0.probability, "confidence": $0.confidence,
+                        "average_minutes": $0.averageMinutes,
+                        "probability_label": BridgeStatsView.probabilityLabel($0.probability),
+                        "confidence_label": BridgeStatsView.confidenceLabel($0.confidence),
+                    ] as [String: Any]
+                })
+            return
+        }
+        let days = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+        print("\(days[(weekday ?? 1) - 1]) \(String(format: "%02d:00", hour ?? 0))")
+        printTable(
+            header: ["id", "bridge", "openings", "probability", "confidence", "typical"],
+            rows: predictions.map {
+                [
+                    "\($0.entityId)", $0.name, "\($0.openings)",
+                    String(
+                        format: "%.2f %@", $0.probability,
+                        BridgeStatsView.probabilityLabel($0.probability)),
+                    BridgeStatsView.confidenceLabel($0.confidence),
+                    BridgeStatsView.durationLabel(minutes: $0.averageMinutes),
                 ]
             })
     }
@@ -157,11 +203,5 @@ struct BridgesCommand: ParsableCommand {
             }
             print("  \(day) " + cells.joined())
         }
-    }
-
-    private func printJSON(_ value: Any) throws {
-        let data = try JSONSerialization.data(
-            withJSONObject: value, options: [.prettyPrinted, .sortedKeys])
-        print(String(decoding: data, as: UTF8.self))
     }
 }

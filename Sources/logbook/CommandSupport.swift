@@ -141,3 +141,10 @@ func describe(_ value: Value) -> String {
     guard let data = try? encoder.encode(value) else { return "\(value)" }
     return String(decoding: data, as: UTF8.self)
 }
+
+/// Prints one JSON document (Foundation objects; keys sorted, indented).
+func printJSON(_ value: Any) throws {
+    let data = try JSONSerialization.data(
+        withJSONObject: value, options: [.prettyPrinted, .sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+}

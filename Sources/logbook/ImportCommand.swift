@@ -19,15 +19,21 @@ struct ImportCommand: AsyncParsableCommand {
     enum Kind: String, ExpressibleByArgument, CaseIterable {
         /// Seattle SODA drawbridge rows.
         case bridges
+        /// A Goodies home graph.
+        case goodies
     }
 
-    @Argument(help: "What the file holds: bridges.")
+    @Argument(help: "What the file holds: bridges or goodies.")
     var kind: Kind
     @OptionGroup var target: DirectoryArgument
     @Argument(help: "The JSON file.")
     var file: String
 
     func run() async throws {
+        if kind == .goodies {
+            try await importGoodies()
+            return
+        }
         let rows: [[String: String]]
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: file))
@@ -64,5 +70,30 @@ struct ImportCommand: AsyncParsableCommand {
         for reason in BridgeOpening.SkipReason.allCases {
             if let count = skipped[reason] { print("  skipped \(count): \(reason.rawValue)") }
         }
+    }
+
+    private func importGoodies() async throws {
+        let document: GoodiesDocument
+        do {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            document = try GoodiesDocument(parsing: Array(bytes))
+        } catch let error as GoodiesDocument.FormatError {
+            throw ValidationError("\(file): \(error)")
+        } catch {
+            throw ValidationError("\(file): \(error.localizedDescription)")
+        }
+        let logbook = try openLogbook(target.directory, durability: .buffered)
+        let bar = ProgressBar.isTerminal ? ProgressBar(label: "import") : nil
+        do {
+            try await logbook.importGoodies(document) { done, total in
+                bar?.update(Int64(done), of: Int64(total))
+            }
+            try logbook.close()
+        } catch {
+            throw exitWithError(error)
+        }
+        print(
+            "imported \(document.entities.count) entities and \(document.relationships.count) relationships from \(file)"
+        )
     }
 }

@@ -20,7 +20,8 @@ struct LogbookCommand: AsyncParsableCommand {
             DemoCommand.self, InitCommand.self, PutCommand.self, DeleteCommand.self,
             AppendCommand.self,
             ExportCommand.self, InspectCommand.self, CompactCommand.self, ImportCommand.self,
-            GenerateCommand.self, BridgesCommand.self, VerifyCommand.self,
+            GenerateCommand.self, GraphCommand.self, SearchCommand.self, BridgesCommand.self,
+            VerifyCommand.self,
             ReplayCommand.self,
             BenchCommand.self, CrashWriterCommand.self,
         ]

@@ -136,6 +136,14 @@ import Testing
         // A deleted event leaves them.
         try await logbook.deleteRecord("bridge_event/3")
         #expect(view.summaries().map(\.entityId) == [3])
+        // Friday 10:00: only Fremont is left (Ballard's opening was deleted), three openings.
+        let friday = view.predict(weekday: 6, hour: 10)
+        #expect(friday.map(\.entityId) == [3])
+        #expect(friday.first?.openings == 3)
+        #expect(friday.first?.probability == 1)
+        #expect(friday.first?.confidence == 0.3)
+        #expect(friday.first?.averageMinutes == 8)  // 8, 4 and 12
+        #expect(view.predict(weekday: 2, hour: 10).allSatisfy { $0.probability == 0 })
         let digest = view.digest()
         try logbook.close()
 

@@ -121,7 +121,7 @@ import Testing
                 == #"{"a": [1.0, 1e+16, 1e-05, 0.1, 123456789012345.0, 1000000000000000.0, -0.0, NaN, Infinity, 5e-324, 1.5e+300], "b": "Caf\u00e9 \ud83d\ude00 \u007f \u0001 \"q\"\\"}"#
         )
         #expect(PythonJSON.dumps(members: []) == "{}")
-        #expect(PythonJSON.dumps(.array([])) == "[]")
+        #expect(PythonJSON.dumps(Value.array([])) == "[]")
     }
 
     /// Random names and content over a small alphabet, so substrings and near-misses are common.
@@ -215,6 +215,43 @@ import Testing
         let results = home.search.search("password")
         #expect(!results.isEmpty)
         #expect(results.allSatisfy { $0.highlights["content"] != nil })
+        // Rankings from The Goodies' rules run in Python on the same file: ids, scores, order.
+        let expected: [(String, [(String, Double)])] = [
+            (
+                "wifi password",
+                [
+                    ("wifi_note", 2.0), ("tv", 0.5), ("thermostat", 0.5), ("fridge", 0.5),
+                    ("oven", 0.5),
+                    ("doorbell", 0.5), ("tv_setup", 0.5),
+                ]
+            ),
+            ("tv", [("tv_setup", 5.0), ("tv", 3.0), ("movie_time", 2.0)]),
+            (
+                "living room",
+                [
+                    ("living_room", 7.0), ("living_room_lights", 3.0),
+                    ("mitsubishi_thermostat", 3.0),
+                    ("mitsubishi_user_note", 3.0), ("dining_room", 2.3181818181818183),
+                    ("master_bedroom", 1.5),
+                    ("good_morning", 1.0), ("movie_time", 1.0), ("ground_floor", 0.5),
+                    ("upper_floor", 0.5),
+                ]
+            ),
+            (
+                "garage door",
+                [
+                    ("outdoor", 2.0), ("doorbell", 2.0), ("garage", 1.5),
+                    ("kitchen_dining_door", 1.5),
+                    ("fridge", 0.5), ("pvfy_blower", 0.5), ("mitsubishi_user_note", 0.5),
+                ]
+            ),
+            ("Fridge", []),
+        ]
+        for (query, ranking) in expected {
+            let found = home.search.search(query)
+            #expect(found.map(\.id) == ranking.map(\.0), "\(query)")
+            #expect(found.map(\.score) == ranking.map(\.1), "\(query)")
+        }
         for query in ["thermostat", "tv", "living room", "wifi", "garage door", "mitsubishi", "x"] {
             #expect(
                 home.search.search(query, limit: 100)

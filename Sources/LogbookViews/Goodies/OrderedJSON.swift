@@ -1,3 +1,4 @@
+import Foundation
 import LogbookCRDT
 
 /// A JSON document that keeps what `Value` and Foundation forget: the order of object keys
@@ -21,6 +22,24 @@ public indirect enum OrderedJSON: Hashable, Sendable {
     /// An object, its members in document order (a repeated key keeps its first position
     /// and its last value, as a Python dict does).
     case object([(key: String, value: OrderedJSON)])
+
+    /// A `Value` as JSON: object keys sorted (a `Value.object` keeps no order), bytes as the
+    /// engine's tagged object.
+    public init(_ value: Value) {
+        switch value {
+        case .null: self = .null
+        case .bool(let bool): self = .bool(bool)
+        case .int(let int): self = .int(int)
+        case .double(let double): self = .double(double)
+        case .string(let string): self = .string(string)
+        case .bytes(let bytes):
+            self = .object([(Value.bytesTag, .string(Data(bytes).base64EncodedString()))])
+        case .array(let items): self = .array(items.map(OrderedJSON.init))
+        case .object(let object):
+            self = .object(
+                object.sorted { $0.key < $1.key }.map { ($0.key, OrderedJSON($0.value)) })
+        }
+    }
 
     /// The member named `key`, or nil.
     public subscript(key: String) -> OrderedJSON? {
@@ -330,4 +349,11 @@ extension OrderedJSON {
             throw failure("a closing quote")
         }
     }
+}
+
+extension OrderedJSON: ExpressibleByStringLiteral, ExpressibleByArrayLiteral {
+    /// A string.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// An array.
+    public init(arrayLiteral elements: OrderedJSON...) { self = .array(elements) }
 }

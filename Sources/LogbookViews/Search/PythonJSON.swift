@@ -11,39 +11,28 @@ import LogbookCRDT
 public enum PythonJSON {
     /// A top-level object from ordered members.
     public static func dumps(members: [(String, Value)]) -> String {
-        var text = ""
-        writeObject(members, into: &text)
-        return text
+        dumps(.object(members.map { (key: $0.0, value: OrderedJSON($0.1)) }))
     }
 
     /// One value.
     public static func dumps(_ value: Value) -> String {
+        dumps(OrderedJSON(value))
+    }
+
+    /// One ordered document.
+    public static func dumps(_ json: OrderedJSON) -> String {
         var text = ""
-        write(value, into: &text)
+        write(json, into: &text)
         return text
     }
 
-    private static func writeObject(_ members: [(String, Value)], into text: inout String) {
-        text += "{"
-        for (index, (key, value)) in members.enumerated() {
-            if index > 0 { text += ", " }
-            writeString(key, into: &text)
-            text += ": "
-            write(value, into: &text)
-        }
-        text += "}"
-    }
-
-    private static func write(_ value: Value, into text: inout String) {
-        switch value {
+    private static func write(_ json: OrderedJSON, into text: inout String) {
+        switch json {
         case .null: text += "null"
         case .bool(let bool): text += bool ? "true" : "false"
         case .int(let int): text += String(int)
         case .double(let double): text += pythonRepr(double)
         case .string(let string): writeString(string, into: &text)
-        case .bytes(let bytes):
-            writeObject(
-                [(Value.bytesTag, .string(Data(bytes).base64EncodedString()))], into: &text)
         case .array(let items):
             text += "["
             for (index, item) in items.enumerated() {
@@ -51,8 +40,15 @@ public enum PythonJSON {
                 write(item, into: &text)
             }
             text += "]"
-        case .object(let object):
-            writeObject(object.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, into: &text)
+        case .object(let members):
+            text += "{"
+            for (index, member) in members.enumerated() {
+                if index > 0 { text += ", " }
+                writeString(member.key, into: &text)
+                text += ": "
+                write(member.value, into: &text)
+            }
+            text += "}"
         }
     }
 

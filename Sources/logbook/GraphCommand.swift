@@ -1,0 +1,190 @@
+import ArgumentParser
+import Foundation
+import Logbook
+import LogbookViews
+
+/// `logbook graph DIR QUERY IDS... [--json]`: The Goodies' graph queries over the log.
+struct GraphCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "graph",
+        abstract: "Query the home graph kept from the entity/ and relationship/ records.",
+        discussion: """
+            Opens the Logbook with the GraphIndex view (rebuilt by replay) and answers one \\
+            query with The Goodies' semantics; edges are visited in insertion order.
+              path FROM TO            shortest path over outgoing edges (--max-depth, 10)
+              bfs START | dfs START   traversal over outgoing edges (--max-depth, --types)
+              all-paths FROM TO       every simple path (--max-length nodes, 5; --types)
+              subgraph CENTER         both directions (--depth, 1; --types)
+              ancestors ID --type T   up one relationship type (--max-depth)
+              descendants ID --type T down one relationship type (--max-depth)
+              cycles [START]          closed walks such as a → b → c → a (--types)
+              centrality ID           in-degree + out-degree
+              stats                   counts by type, average degree, isolated entities
+              devices-in-room ROOM    devices with a located_in edge to the room
+              invalid                 edges whose entity types The Goodies would reject
+            With --json one JSON document is printed: ids as strings, paths as id arrays, \\
+            null when there is no path.
+            """)
+
+    enum Query: String, ExpressibleByArgument, CaseIterable {
+        case path, bfs, dfs, subgraph, ancestors, descendants, cycles, centrality, stats, invalid
+        case allPaths = "all-paths"
+        case devicesInRoom = "devices-in-room"
+
+        /// How many ids the query takes.
+        var idCount: ClosedRange<Int> {
+            switch self {
+            case .path, .allPaths: 2...2
+            case .cycles: 0...1
+            case .stats, .invalid: 0...0
+            default: 1...1
+            }
+        }
+    }
+
+    @OptionGroup var target: DirectoryArgument
+    @Argument(help: "The query: \(Query.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var query: Query
+    @Argument(help: "Entity ids the query takes.")
+    var ids: [String] = []
+    @Option(help: "path: hops (default 10); bfs, dfs, ancestors, descendants: depth.")
+    var maxDepth: Int?
+    @Option(help: "all-paths: entities per path (default 5).")
+    var maxLength = 5
+    @Option(help: "subgraph: expansion depth (default 1).")
+    var depth = 1
+    @Option(help: "Only these relationship types, comma-separated.")
+    var types: String?
+    @Option(help: "ancestors, descendants: the relationship type to follow.")
+    var type: String?
+    @Flag(help: "Print one JSON document.")
+    var json = false
+
+    func validate() throws {
+        guard query.idCount.contains(ids.count) else {
+            let wanted =
+                query.idCount.lowerBound == query.idCount.upperBound
+                ? "\(query.idCount.lowerBound)" : "at most \(query.idCount.upperBound)"
+            throw ValidationError("\(query.rawValue) takes \(wanted) id(s), got \(ids.count)")
+        }
+        if query == .ancestors || query == .descendants, type == nil {
+            throw ValidationError("\(query.rawValue) needs --type, e.g. --type located_in")
+        }
+        if let maxDepth, maxDepth < 0 { throw ValidationError("--max-depth must be ≥ 0") }
+        guard maxLength >= 1, depth >= 0 else {
+            throw ValidationError("--max-length must be ≥ 1 and --depth ≥ 0")
+        }
+    }
+
+    func run() throws {
+        let graph = GraphIndex()
+        let logbook = try openLogbook(target.directory, durability: .buffered, views: [graph])
+        defer { try? logbook.close() }  // read-only use: nothing pending to lose
+        let typeFilter = types.map { Set($0.split(separator: ",").map(String.init)) }
+        let first = ids.first ?? ""
+        let second = ids.dropFirst().first ?? ""
+        let answer: OrderedJSON
+        switch query {
+        case .path:
+            answer = idList(graph.findPath(from: first, to: second, maxDepth: maxDepth ?? 10))
+        case .bfs:
+            answer = .array(
+                graph.bfs(from: first, maxDepth: maxDepth, types: typeFilter).map {
+                    .object([("id", .string($0.id)), ("depth", .int(Int64($0.depth)))])
+                })
+        case .dfs: answer = idList(graph.dfs(from: first, maxDepth: maxDepth, types: typeFilter))
+        case .allPaths:
+            answer = .array(
+                graph.findAllPaths(from: first, to: second, maxLength: maxLength, types: typeFilter)
+                    .map(idList))
+        case .subgraph:
+            let found = graph.subgraph(around: first, depth: depth, types: typeFilter)
+            answer = .object([
+                ("entities", idList(found.entities)),
+                ("relationships", idList(found.relationships)),
+            ])
+        case .ancestors:
+            answer = idList(graph.ancestors(of: first, type: type ?? "", maxDepth: maxDepth))
+        case .descendants:
+            answer = idList(graph.descendants(of: first, type: type ?? "", maxDepth: maxDepth))
+        case .cycles:
+            answer = .array(graph.detectCycles(from: ids.first, types: typeFilter).map(idList))
+        case .centrality: answer = .int(Int64(graph.degreeCentrality(of: first)))
+        case .stats: answer = Self.statisticsJSON(graph.statistics())
+        case .invalid:
+            answer = .array(
+                graph.invalidRelationships().map { relationship in
+                    .object([
+                        ("id", .string(relationship.id)),
+                        ("from", .string(relationship.from ?? "")),
+                        ("to", .string(relationship.to ?? "")),
+                        ("type", .string(relationship.type ?? "")),
+                    ])
+                })
+        case .devicesInRoom:
+            do {
+                answer = idList(try graph.devicesInRoom(first))
+            } catch {
+                throw exitWithError(error)
+            }
+        }
+        if json {
+            print(PythonJSON.dumps(answer))
+        } else {
+            printReadable(answer, graph: graph)
+        }
+    }
+
+    private func idList(_ ids: [String]?) -> OrderedJSON {
+        ids.map { .array($0.map(OrderedJSON.string)) } ?? .null
+    }
+
+    /// The statistics with exactly The Goodies' keys, type counts in their order.
+    static func statisticsJSON(_ statistics: GraphIndex.Statistics) -> OrderedJSON {
+        .object([
+            ("total_entities", .int(Int64(statistics.totalEntities))),
+            ("total_relationships", .int(Int64(statistics.totalRelationships))),
+            (
+                "entity_types",
+                .object(statistics.entityTypes.map { ($0.type, .int(Int64($0.count))) })
+            ),
+            (
+                "relationship_types",
+                .object(statistics.relationshipTypes.map { ($0.type, .int(Int64($0.count))) })
+            ),
+            ("average_degree", .double(statistics.averageDegree)),
+            ("isolated_entities", .int(Int64(statistics.isolatedEntities))),
+        ])
+    }
+
+    private func printReadable(_ answer: OrderedJSON, graph: GraphIndex) {
+        func label(_ id: String) -> String {
+            guard let entity = graph.entity(id) else { return id }
+            return "\(id) (\(entity.type ?? "?"): \(entity.name ?? ""))"
+        }
+        switch (query, answer) {
+        case (_, .null): print("no path")
+        case (.path, .array(let items)), (.dfs, .array(let items)), (.ancestors, .array(let items)),
+            (.descendants, .array(let items)), (.devicesInRoom, .array(let items)):
+            if items.isEmpty { print("(none)") }
+            let separator = query == .path ? "\n  → " : "\n  "
+            print("  " + items.compactMap(\.stringValue).map(label).joined(separator: separator))
+        case (.bfs, .array(let items)):
+            printTable(
+                header: ["depth", "entity"],
+                rows: items.map {
+                    [
+                        "\($0["depth"].map(PythonJSON.dumps) ?? "")",
+                        label($0["id"]?.stringValue ?? ""),
+                    ]
+                })
+        case (.allPaths, .array(let paths)), (.cycles, .array(let paths)):
+            if paths.isEmpty { print("(none)") }
+            for case .array(let path) in paths {
+                print("  " + path.compactMap(\.stringValue).joined(separator: " → "))
+            }
+        default:
+            print(PythonJSON.dumps(answer))
+        }
+    }
+}
