@@ -12,6 +12,9 @@ struct BenchCommand: AsyncParsableCommand {
             merge, replayed (decode only and into the CRDT), compacted; SQLite (WAL, batched) \
             and crdt-lite-style JSON doing the same work in this process; LZ4 decompression \
             and the disk's fdatasync rate as ceilings. `replay` — only the read figures. \
+            `views` — a log of --changes (default 10 M) over a generated home of --entities \
+            entities and ten years of drawbridge openings, rebuilt into the graph, search and \
+            bridge views on open; then search and findPath latency percentiles. \
             Every figure is a median over --runs, with the process's peak memory.
 
             Build optimized for real figures: swift build -c release --product logbook.
@@ -22,14 +25,20 @@ struct BenchCommand: AsyncParsableCommand {
         case log
         /// Only the read figures (replay, open).
         case replay
+        /// Views rebuilt from a long log, and query latency.
+        case views
     }
 
-    @Argument(help: "The suite to run: log (everything) or replay (read figures only).")
+    @Argument(help: "The suite: log (everything), replay (read figures only) or views.")
     var suite: Suite = .log
     @Option(help: "Records in the workload.")
     var records = 100_000
-    @Option(help: "Changes to write per run.")
-    var changes = 1_000_000
+    @Option(help: "Changes to write per run (default: 1 M; views: 10 M).")
+    var changes: Int?
+    @Option(help: "views: entities in the generated home graph.")
+    var entities = 100_000
+    @Option(help: "views: queries per latency figure.")
+    var queries = 2000
     @Option(help: "Runs per figure; the median is reported.")
     var runs = 3
     @Option(help: "Concurrent appenders for the group-commit figure.")
@@ -44,7 +53,9 @@ struct BenchCommand: AsyncParsableCommand {
     var html: String?
 
     func validate() throws {
-        guard records > 0, changes > 0, runs > 0, writers > 0, syncedOperations > 0 else {
+        guard records > 0, (changes ?? 1) > 0, runs > 0, writers > 0, syncedOperations > 0,
+            entities > 0, queries > 0
+        else {
             throw ValidationError("sizes must be positive")
         }
     }
@@ -52,31 +63,45 @@ struct BenchCommand: AsyncParsableCommand {
     func run() async throws {
         let showProgress = ProgressBar.isTerminal && !json
         var standardError = StandardError()
-        var step = 0
-        var benchmark = LogBenchmark(
-            directory: directory, records: records, changes: changes, runs: runs, writers: writers,
-            syncedOperations: syncedOperations, readOnly: suite == .replay,
-            progress: { _ in })
-        let stepCount = benchmark.stepCount
-        benchmark.progress = { name in
+        func announce(_ name: String) {
             guard showProgress else { return }
-            step += 1
-            let filled = min(20, step * 20 / stepCount)
-            let bar =
-                String(repeating: "#", count: filled)
-                + String(repeating: "-", count: 20 - filled)
-            print(
-                "\u{1B}[2K\r[\(bar)] \(min(step, stepCount))/\(stepCount) \(name)...",
-                terminator: "", to: &standardError)
+            print("\u{1B}[2K\r\(name)...", terminator: "", to: &standardError)
         }
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let figures = try await benchmark.run()
+        let figures: [BenchFigure]
+        let workload: String
+        if suite == .views {
+            let total = changes ?? 10_000_000
+            figures = try await ViewsBenchmark(
+                directory: directory, entities: entities, changes: total, runs: runs,
+                queries: queries, progress: announce
+            ).run()
+            workload =
+                "views: generated home of \(entities) entities + 10 years of openings + updates, \(total) changes; rebuild median of \(runs) runs"
+        } else {
+            var step = 0
+            var benchmark = LogBenchmark(
+                directory: directory, records: records, changes: changes ?? 1_000_000, runs: runs,
+                writers: writers, syncedOperations: syncedOperations, readOnly: suite == .replay,
+                progress: { _ in })
+            let stepCount = benchmark.stepCount
+            benchmark.progress = { name in
+                step += 1
+                let filled = min(20, step * 20 / stepCount)
+                let bar =
+                    String(repeating: "#", count: filled)
+                    + String(repeating: "-", count: 20 - filled)
+                announce("[\(bar)] \(min(step, stepCount))/\(stepCount) \(name)")
+            }
+            figures = try await benchmark.run()
+            workload =
+                "standard workload: \(records) records × 5 columns, \(changes ?? 1_000_000) changes; median of \(runs) runs"
+        }
         if showProgress { print("\u{1B}[2K\r", terminator: "", to: &standardError) }
         let report = BenchReport(
             machine:
                 "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / (1 << 30)) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)",
-            workload:
-                "standard workload: \(records) records × 5 columns, \(changes) changes; median of \(runs) runs",
+            workload: workload,
             figures: figures)
         if let html {
             try report.html().write(toFile: html, atomically: true, encoding: .utf8)

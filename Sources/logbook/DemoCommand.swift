@@ -9,13 +9,18 @@ import LogbookTesting
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Show replicas converging, then a log written, reopened, replayed and compacted.",
+        abstract:
+            "Show replicas converging; a log written, replayed and compacted; views rebuilt by replay.",
         discussion: """
             Part 1: replica 1 and replica 2 write overlapping fields of the same device record, \
             one deletes a field, the other a whole record; then each merges the other's changes. \
             Column-level last-writer-wins decides every conflict the same way on both sides. \
             Part 2: the standard workload (see docs/benchmarks.md) is written to a Logbook in \
-            DIRECTORY, which is closed, reopened (replaying the log) and compared by digest.
+            DIRECTORY, which is closed, reopened (replaying the log) and compared by digest. \
+            Part 3: The Goodies' fixture homes (../shared/fixtures, or a generated home when \
+            absent) and a generated year of drawbridge openings go into DIRECTORY-views; the \
+            graph, search and bridge views answer a path, a search and a summary, and a reopen \
+            rebuilds them by replay to the same digests.
             """
     )
 
@@ -30,6 +35,15 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         try showConvergence()
         try await showDurableLog()
+        do {
+            try await DemoViews(directory: directory + "-views").run()
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw exitWithError(error)
+        }
     }
 
     private func showConvergence() throws {

@@ -48,20 +48,10 @@ struct ImportCommand: AsyncParsableCommand {
             throw ValidationError("\(file): not valid JSON (\(error.localizedDescription))")
         }
         let logbook = try openLogbook(target.directory, durability: .buffered)
-        var imported = 0
-        var skipped: [BridgeOpening.SkipReason: Int] = [:]
+        let imported: Int
+        let skipped: [BridgeOpening.SkipReason: Int]
         do {
-            for row in rows {
-                switch BridgeOpening.parse(row) {
-                case .failure(let reason):
-                    skipped[reason, default: 0] += 1
-                case .success(let opening):
-                    let recordId =
-                        BridgeStatsView.recordPrefix + "\(opening.entityId)-\(opening.openedAt)"
-                    try await logbook.insertOrUpdate(recordId, fields: opening.fields)
-                    imported += 1
-                }
-            }
+            (imported, skipped) = try await logbook.importBridgeRows(rows)
             try logbook.close()
         } catch {
             throw exitWithError(error)

@@ -1,4 +1,3 @@
-import Logbook
 import LogbookCRDT
 
 /// A Goodies home graph file (`{"entities": [...], "relationships": [...]}`) as Logbook
@@ -110,21 +109,5 @@ public struct GoodiesDocument: Sendable {
             writes.append(RecordWrite(recordId: prefix + id, fields: fields))
         }
         return writes
-    }
-}
-
-extension Logbook {
-    /// Writes a Goodies document's records in order (entities, then relationships); returns
-    /// the number of records written. `progress` is called after each record.
-    @discardableResult
-    public func importGoodies(
-        _ document: GoodiesDocument, progress: ((Int, Int) -> Void)? = nil
-    ) async throws(LogbookError) -> Int {
-        let writes = document.writes
-        for (index, write) in writes.enumerated() {
-            try await insertOrUpdate(write.recordId, fields: write.fields)
-            progress?(index + 1, writes.count)
-        }
-        return writes.count
     }
 }

@@ -96,6 +96,8 @@ public enum PythonJSON {
             }
         }
         scalars.append("\"")
-        text.unicodeScalars.append(contentsOf: scalars)
+        // Through a String, not `text.unicodeScalars`: mutating the view of a long string
+        // copies it each time (quadratic when writing a large document).
+        text += String(scalars)
     }
 }

@@ -26,7 +26,8 @@ extension SearchIndex {
         defer { lock.unlock() }
         flushDirty()
         let parsed = Query(query)
-        return rank(candidates(for: parsed), parsed, types: types, limit: limit)
+        let fuzzy = nameBigrams.candidates(for: parsed.scalars)
+        return rank(candidates(for: parsed, fuzzy: fuzzy), parsed, types: types, limit: limit, fuzzy: fuzzy)
     }
 
     /// The same ranking by scoring every entity: slow, and the reference for `search`.
@@ -38,7 +39,7 @@ extension SearchIndex {
         let parsed = Query(query)
         return rank(
             documents.indices.filter { documents[$0].alive }.map { Int32($0) }, parsed,
-            types: types, limit: limit, fresh: true)
+            types: types, limit: limit, fuzzy: nil, fresh: true)
     }
 
     /// BM25 over tokenized names and content: entities holding a query term, best first,
@@ -64,7 +65,7 @@ extension SearchIndex {
         }
     }
 
-    private func candidates(for query: Query) -> [Int32] {
+    private func candidates(for query: Query, fuzzy: Set<Int32>) -> [Int32] {
         var found: Set<Int32> = []
         var needles = [query.scalars]
         needles.append(contentsOf: query.words)
@@ -78,29 +79,39 @@ extension SearchIndex {
             found.formUnion(inName)
             found.formUnion(inContent)
         }
-        found.formUnion(nameBigrams.candidates(for: query.scalars))
+        found.formUnion(fuzzy)
         return found.filter { documents[Int($0)].alive }.sorted()
     }
 
+    /// Scores `slots` and keeps the best. `fuzzy`, when given, holds every slot whose name
+    /// can pass the 0.8 similarity bar (see `NameBigrams`); others skip the ratio. Highlights
+    /// are built only for the results returned.
     private func rank(
-        _ slots: [Int32], _ query: Query, types: Set<String>?, limit: Int, fresh: Bool = false
+        _ slots: [Int32], _ query: Query, types: Set<String>?, limit: Int, fuzzy: Set<Int32>?,
+        fresh: Bool = false
     ) -> [Result] {
         guard limit > 0 else { return [] }
-        var scored: [(Int32, Double, [String: [String]])] = []
+        func derived(_ slot: Int32) -> Texts {
+            let document = documents[Int(slot)]
+            return fresh ? Self.texts(of: document) : (texts[Int(slot)] ?? Self.texts(of: document))
+        }
+        var scored: [(Int32, Double)] = []
+        var noHighlights: [String: [String]]? = nil
         for slot in slots {
             let document = documents[Int(slot)]
             if let types, !(document.type.map(types.contains) ?? false) { continue }
-            let derived =
-                fresh ? Self.texts(of: document) : (texts[Int(slot)] ?? Self.texts(of: document))
-            let (score, highlights) = Self.score(document, derived, query)
-            if score > 0 { scored.append((slot, score, highlights)) }
+            let score = Self.score(
+                document, derived(slot), query, fuzzy: fuzzy?.contains(slot) ?? true,
+                highlights: &noHighlights)
+            if score > 0 { scored.append((slot, score)) }
         }
-        let highlightsBySlot = Dictionary(scored.map { ($0.0, $0.2) }) { first, _ in first }
-        return best(scored.map { ($0.0, $0.1) }, limit: limit).map { slot, score in
+        return best(scored, limit: limit).map { slot, score in
             let document = documents[Int(slot)]
+            var highlights: [String: [String]]? = [:]
+            _ = Self.score(document, derived(slot), query, fuzzy: false, highlights: &highlights)
             return Result(
                 id: document.id, entityType: document.type, name: document.name ?? "",
-                score: score, highlights: highlightsBySlot[slot] ?? [:])
+                score: score, highlights: highlights ?? [:])
         }
     }
 
@@ -114,47 +125,53 @@ extension SearchIndex {
             }.prefix(limit))
     }
 
-    /// The Goodies' score of one entity, with its highlights, in the order The Goodies adds
-    /// the terms (so the floating-point sums are the same).
-    static func score(_ document: Document, _ texts: Texts, _ query: Query) -> (
-        Double, [String: [String]]
-    ) {
+    /// The Goodies' score of one entity, adding the terms in The Goodies' order (so the
+    /// floating-point sums are the same). The similarity ratio is computed only when `fuzzy`
+    /// says it may pass; `highlights`, when not nil, receives the reasons.
+    static func score(
+        _ document: Document, _ texts: Texts, _ query: Query, fuzzy: Bool,
+        highlights: inout [String: [String]]?
+    ) -> Double {
         var score = 0.0
-        var highlights: [String: [String]] = [:]
         let name = document.name ?? ""
         if contains(texts.name, query.scalars) {
             score += 3.0
-            highlights["name"] = [name]
+            highlights?["name"] = [name]
         } else {
             let matches = query.words.filter { contains(texts.name, $0) }.count
             if matches > 0 {
                 score += 1.5 * Double(matches)
-                highlights["name"] = [name]
+                highlights?["name"] = [name]
             }
         }
         if let content = texts.content {
             var reasons: [String] = []
+            let explain = highlights != nil
             if contains(content, query.scalars) {
                 score += 2.0
-                reasons.append("Content contains '\(query.original)'")
+                if explain { reasons.append("Content contains '\(query.original)'") }
             } else {
                 let matches = query.words.filter { contains(content, $0) }.count
                 if matches > 0 {
                     score += 0.5 * Double(matches)
-                    reasons.append("Content matches \(matches) word(s)")
+                    if explain { reasons.append("Content matches \(matches) word(s)") }
                 }
             }
             for value in texts.stringValues where contains(value.lowered, query.scalars) {
                 score += 1.0
-                reasons.append(
-                    "\(value.key): \(String(value.original.unicodeScalars.prefix(50)))...")
+                if explain {
+                    reasons.append(
+                        "\(value.key): \(String(String.UnicodeScalarView(value.original.unicodeScalars.prefix(50))))...")
+                }
             }
-            if !reasons.isEmpty { highlights["content"] = reasons }
+            if !reasons.isEmpty { highlights?["content"] = reasons }
         }
         if texts.name == query.scalars { score *= 2.0 }
-        let similarity = SequenceMatcher.ratio(texts.name, query.scalars)
-        if similarity > 0.8 { score += similarity }
-        return (score, highlights)
+        if fuzzy {
+            let similarity = SequenceMatcher.ratio(texts.name, query.scalars)
+            if similarity > 0.8 { score += similarity }
+        }
+        return score
     }
 
     /// Whether `needle` occurs in `haystack` (scalar by scalar, as Python's `in`).

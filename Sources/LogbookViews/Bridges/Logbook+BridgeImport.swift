@@ -1,0 +1,25 @@
+import Logbook
+import LogbookCRDT
+
+extension Logbook {
+    /// Writes SODA rows as `bridge_event/<entityid>-<opendatetime>` records (the same row
+    /// imported twice updates one record) and counts the rows skipped, by reason.
+    public func importBridgeRows(_ rows: [[String: String]]) async throws(LogbookError) -> (
+        imported: Int, skipped: [BridgeOpening.SkipReason: Int]
+    ) {
+        var imported = 0
+        var skipped: [BridgeOpening.SkipReason: Int] = [:]
+        for row in rows {
+            switch BridgeOpening.parse(row) {
+            case .failure(let reason):
+                skipped[reason, default: 0] += 1
+            case .success(let opening):
+                let recordId =
+                    BridgeStatsView.recordPrefix + "\(opening.entityId)-\(opening.openedAt)"
+                try await insertOrUpdate(recordId, fields: opening.fields)
+                imported += 1
+            }
+        }
+        return (imported, skipped)
+    }
+}
