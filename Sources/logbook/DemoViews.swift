@@ -15,7 +15,9 @@ struct DemoViews {
 
     func run() async throws {
         try removePreviousRun()
-        print("\n== Views rebuilt by replay: a home graph, search, drawbridge statistics in \(directory)/")
+        print(
+            "\n== Views rebuilt by replay: a home graph, search, drawbridge statistics in \(directory)/"
+        )
         var views = Self.views()
         var options = LogbookOptions()
         options.durability = .buffered
@@ -30,7 +32,9 @@ struct DemoViews {
             let document = try GoodiesDocument(parsing: Array(bytes))
             try await logbook.importGoodies(document)
             imported += 1
-            print("imported \(path): \(document.entities.count) entities, \(document.relationships.count) relationships")
+            print(
+                "imported \(path): \(document.entities.count) entities, \(document.relationships.count) relationships"
+            )
         }
         if imported == 0 {
             var generator = HomeGraphGenerator(seed: 7)
@@ -38,17 +42,23 @@ struct DemoViews {
                 parsing: Array(PythonJSON.dumps(generator.document(entities: 300)).utf8))
             try await logbook.importGoodies(document)
             (homeStart, homeEnd) = ("device-0-0-0", "home-0")
-            print("\(Self.fixtureDirectory) not found: imported a generated home of 300 entities instead")
+            print(
+                "\(Self.fixtureDirectory) not found: imported a generated home of 300 entities instead"
+            )
         }
         var feed = DrawbridgeFeedGenerator(seed: 1)
         let rows = feed.rows(years: 1)
         let (openings, skipped) = try await logbook.importBridgeRows(rows)
-        print("imported a generated year of drawbridge openings: \(openings) rows, \(skipped.values.reduce(0, +)) skipped")
+        print(
+            "imported a generated year of drawbridge openings: \(openings) rows, \(skipped.values.reduce(0, +)) skipped"
+        )
 
         let path = views.graph.findPath(from: homeStart, to: homeEnd) ?? []
-        print("\npath \(homeStart) → \(homeEnd): " + path.map { id in
-            "\(id) (\(views.graph.entity(id)?.name ?? "?"))"
-        }.joined(separator: " → "))
+        print(
+            "\npath \(homeStart) → \(homeEnd): "
+                + path.map { id in
+                    "\(id) (\(views.graph.entity(id)?.name ?? "?"))"
+                }.joined(separator: " → "))
         print("\nsearch \"thermostat\":")
         for result in views.search.search("thermostat", limit: 3) {
             print("  \(String(format: "%5.2f", result.score))  \(result.id)  \(result.name)")
@@ -77,10 +87,15 @@ struct DemoViews {
         )
         try reopened.close()
         if !same { throw ExitCode.failure }
-        print("next: logbook graph \(directory) stats; logbook search \(directory) wifi; logbook bridges \(directory) heatmap")
+        print(
+            "next: logbook graph \(directory) stats; logbook search \(directory) wifi; logbook bridges \(directory) heatmap"
+        )
     }
 
-    private static func views() -> (graph: GraphIndex, search: SearchIndex, bridges: BridgeStatsView, all: [any MaterializedView]) {
+    private static func views() -> (
+        graph: GraphIndex, search: SearchIndex, bridges: BridgeStatsView,
+        all: [any MaterializedView]
+    ) {
         let graph = GraphIndex()
         let search = SearchIndex()
         let bridges = BridgeStatsView()
@@ -91,7 +106,8 @@ struct DemoViews {
         let fileManager = FileManager.default
         guard fileManager.fileExists(atPath: directory) else { return }
         guard fileManager.fileExists(atPath: directory + "/logbook.json") else {
-            throw ValidationError("\(directory) exists and is not a Logbook; choose another --directory")
+            throw ValidationError(
+                "\(directory) exists and is not a Logbook; choose another --directory")
         }
         try fileManager.removeItem(atPath: directory)
     }

@@ -4,11 +4,12 @@
 /// Lists only grow: re-indexing a document appends fresh postings and leaves the old ones,
 /// so a list may name a document whose text no longer has the gram. That is safe because
 /// callers verify every candidate against the real text; `SearchIndex` rebuilds the lists
-/// when stale postings outnumber live ones.
+/// when stale postings outnumber live ones. Lists are kept sorted and free of duplicates
+/// (`normalize()` after appends), so candidates come from linear merges, not hash sets.
 struct GramPostings {
     private var lists: [UInt64: [Int32]] = [:]
-    /// Postings held, stale included.
-    private(set) var postingCount = 0
+    /// Lists that received a document out of order since the last `normalize()`.
+    private var unsorted: Set<UInt64> = []
 
     /// Packs up to three scalars (21 bits each). A trigram uses the low 63 bits; shorter
     /// grams set the top bit, and bit 62 tells a bigram from a unigram.
@@ -24,18 +25,44 @@ struct GramPostings {
 
     /// Adds `document` under every distinct 1-, 2- and 3-gram of `text`.
     mutating func add(_ document: Int32, text: [UInt32]) {
-        var keys: Set<UInt64> = []
+        var keys: [UInt64] = []
+        keys.reserveCapacity(text.count * 3)
         for length in 1...3 where text.count >= length {
             for start in 0...(text.count - length) {
-                keys.insert(Self.key(text[start..<start + length]))
+                keys.append(Self.key(text[start..<start + length]))
             }
         }
-        for key in keys { lists[key, default: []].append(document) }
-        postingCount += keys.count
+        keys.sort()
+        var previous: UInt64?
+        for key in keys where key != previous {
+            previous = key
+            if let last = lists[key]?.last, last >= document {
+                if last == document { continue }
+                unsorted.insert(key)
+            }
+            lists[key, default: []].append(document)
+        }
     }
 
-    /// The documents that may contain `needle` (nil: every document may, the needle is empty).
-    func candidates(containing needle: [UInt32]) -> Set<Int32>? {
+    /// Sorts and de-duplicates the lists that need it; call before querying.
+    mutating func normalize() {
+        for key in unsorted {
+            guard var list = lists[key] else { continue }
+            list.sort()
+            var kept = 0
+            for index in list.indices where index == 0 || list[index] != list[index - 1] {
+                list[kept] = list[index]
+                kept += 1
+            }
+            list.removeLast(list.count - kept)
+            lists[key] = list
+        }
+        unsorted = []
+    }
+
+    /// The documents that may contain `needle`, sorted (nil: the needle is empty, every
+    /// document may).
+    func candidates(containing needle: [UInt32]) -> [Int32]? {
         guard !needle.isEmpty else { return nil }
         let length = min(3, needle.count)
         var keys: Set<UInt64> = []
@@ -48,11 +75,33 @@ struct GramPostings {
             ordered.append(list)
         }
         ordered.sort { $0.count < $1.count }
-        guard let first = ordered.first else { return [] }
-        var result = Set(first)
+        guard var result = ordered.first else { return [] }
         for list in ordered.dropFirst() {
             if result.isEmpty { break }
-            result.formIntersection(list)
+            result = SortedSlots.intersection(result, list)
+        }
+        return result
+    }
+}
+
+/// Merges of sorted, duplicate-free slot lists.
+enum SortedSlots {
+    /// Slots in both.
+    static func intersection(_ a: [Int32], _ b: [Int32]) -> [Int32] {
+        var result: [Int32] = []
+        result.reserveCapacity(min(a.count, b.count))
+        var i = 0
+        var j = 0
+        while i < a.count && j < b.count {
+            if a[i] < b[j] {
+                i += 1
+            } else if a[i] > b[j] {
+                j += 1
+            } else {
+                result.append(a[i])
+                i += 1
+                j += 1
+            }
         }
         return result
     }

@@ -11,14 +11,26 @@
 struct NameBigrams {
     private var lists: [UInt64: [(document: Int32, count: UInt16, nameLength: Int32)]] = [:]
     private var byLength: [Int: [Int32]] = [:]
+    /// Each document's current name length (postings with another length are stale).
+    private var nameLengths: [Int32] = []
 
     /// Adds a document's lower-cased name.
     mutating func add(_ document: Int32, name: [UInt32]) {
+        if nameLengths.count <= Int(document) {
+            nameLengths.append(
+                contentsOf: repeatElement(-1, count: Int(document) + 1 - nameLengths.count))
+        }
+        nameLengths[Int(document)] = Int32(clamping: name.count)
         byLength[name.count, default: []].append(document)
         for (bigram, count) in Self.bigrams(name) {
             lists[bigram, default: []].append(
                 (document, UInt16(clamping: count), Int32(clamping: name.count)))
         }
+    }
+
+    /// Forgets a deleted document (its postings become stale).
+    mutating func remove(_ document: Int32) {
+        if Int(document) < nameLengths.count { nameLengths[Int(document)] = -1 }
     }
 
     private static func bigrams(_ text: [UInt32]) -> [UInt64: Int] {
@@ -36,39 +48,50 @@ struct NameBigrams {
         4 * (nameLength + queryLength) / 10 + 1
     }
 
-    /// Documents whose name may have ratio > 0.8 with `query`, given each document's current
-    /// name length (stale postings are dropped by the caller's verification).
-    func candidates(for query: [UInt32]) -> Set<Int32> {
+    /// Documents whose current name may have ratio > 0.8 with `query`, sorted.
+    func candidates(for query: [UInt32]) -> [Int32] {
         let queryLength = query.count
         // ratio ≤ 2·min(a, b) / (a + b): outside this window no name can pass.
         let lengths = (queryLength * 2 / 3)...(queryLength * 3 / 2 + 1)
-        var result: Set<Int32> = []
-        var counted: [Int64: Int] = [:]  // (document, name length) → shared bigrams
+        var result: [Int32] = []
         var needsCounts = false
         for length in lengths {
             let common = Self.minimumCommon(length, queryLength)
             guard common <= min(length, queryLength) else { continue }
             if 3 * common - length - queryLength - 1 <= 0 {
-                result.formUnion(byLength[length] ?? [])
+                result.append(
+                    contentsOf: (byLength[length] ?? []).filter {
+                        nameLengths[Int($0)] == Int32(length)
+                    })
             } else {
                 needsCounts = true
             }
         }
-        guard needsCounts else { return result }
-        for (bigram, queryCount) in Self.bigrams(query) {
-            for posting in lists[bigram] ?? [] where lengths.contains(Int(posting.nameLength)) {
-                let key = Int64(posting.document) << 32 | Int64(posting.nameLength)
-                counted[key, default: 0] += min(queryCount, Int(posting.count))
+        if needsCounts {
+            var shared = [UInt32](repeating: 0, count: nameLengths.count)
+            var touched: [Int32] = []
+            for (bigram, queryCount) in Self.bigrams(query) {
+                for posting in lists[bigram] ?? []
+                where nameLengths[Int(posting.document)] == posting.nameLength
+                    && lengths.contains(Int(posting.nameLength))
+                {
+                    let slot = Int(posting.document)
+                    if shared[slot] == 0 { touched.append(posting.document) }
+                    shared[slot] &+= UInt32(min(queryCount, Int(posting.count)))
+                }
+            }
+            for document in touched {
+                let length = Int(nameLengths[Int(document)])
+                let common = Self.minimumCommon(length, queryLength)
+                guard common <= min(length, queryLength) else { continue }
+                let needed = 3 * common - length - queryLength - 1
+                if needed > 0 && Int(shared[Int(document)]) >= needed { result.append(document) }
             }
         }
-        for (key, shared) in counted {
-            let length = Int(key & 0xFFFF_FFFF)
-            let common = Self.minimumCommon(length, queryLength)
-            guard common <= min(length, queryLength) else { continue }
-            if shared >= 3 * common - length - queryLength - 1 {
-                result.insert(Int32(truncatingIfNeeded: key >> 32))
-            }
-        }
-        return result
+        result.sort()
+        var kept: [Int32] = []
+        kept.reserveCapacity(result.count)
+        for document in result where kept.last != document { kept.append(document) }
+        return kept
     }
 }

@@ -147,6 +147,8 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         }
         for slot in dirty.sorted() { index(slot) }
         dirty = []
+        namePostings.normalize()
+        contentPostings.normalize()
     }
 
     private func rebuildIndexes() {
@@ -158,6 +160,8 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         for slot in documents.indices { texts[slot] = nil }
         for slot in documents.indices where documents[slot].alive { index(Int32(slot)) }
         dirty = []
+        namePostings.normalize()
+        contentPostings.normalize()
     }
 
     private func index(_ slot: Int32) {
@@ -165,6 +169,7 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         bm25.remove(slot)
         guard document.alive else {
             texts[Int(slot)] = nil
+            nameBigrams.remove(slot)
             return
         }
         reindexed += 1

@@ -14,69 +14,88 @@ public enum SequenceMatcher {
 
     /// The same over scalar values.
     public static func ratio(_ a: [UInt32], _ b: [UInt32]) -> Double {
-        let total = a.count + b.count
-        guard total > 0 else { return 1 }
-        return 2.0 * Double(matchingCharacters(a, b)) / Double(total)
+        Prepared(b).ratio(a)
     }
 
-    /// The total size of the matching blocks.
-    public static func matchingCharacters(_ a: [UInt32], _ b: [UInt32]) -> Int {
-        var positionsInB: [UInt32: [Int]] = [:]
-        for (index, element) in b.enumerated() { positionsInB[element, default: []].append(index) }
-        if b.count >= 200 {
-            let limit = b.count / 100 + 1
-            positionsInB = positionsInB.filter { $0.value.count <= limit }
-        }
-        var matched = 0
-        var pending = [(0, a.count, 0, b.count)]
-        while let (aLow, aHigh, bLow, bHigh) = pending.popLast() {
-            let (i, j, size) = longestMatch(a, b, positionsInB, aLow, aHigh, bLow, bHigh)
-            guard size > 0 else { continue }
-            matched += size
-            if aLow < i && bLow < j { pending.append((aLow, i, bLow, j)) }
-            if i + size < aHigh && j + size < bHigh {
-                pending.append((i + size, aHigh, j + size, bHigh))
+    /// `b` indexed once (difflib's `b2j`, popular elements removed), to compare many `a`
+    /// with it — search compares every candidate name with one query.
+    public struct Prepared: Sendable {
+        let b: [UInt32]
+        let positionsInB: [UInt32: [Int]]
+
+        /// Indexes `b`.
+        public init(_ b: [UInt32]) {
+            self.b = b
+            var positions: [UInt32: [Int]] = [:]
+            for (index, element) in b.enumerated() { positions[element, default: []].append(index) }
+            if b.count >= 200 {
+                let limit = b.count / 100 + 1
+                positions = positions.filter { $0.value.count <= limit }
             }
+            positionsInB = positions
         }
-        return matched
-    }
 
-    private static func longestMatch(
-        _ a: [UInt32], _ b: [UInt32], _ positionsInB: [UInt32: [Int]],
-        _ aLow: Int, _ aHigh: Int, _ bLow: Int, _ bHigh: Int
-    ) -> (Int, Int, Int) {
-        var bestI = aLow
-        var bestJ = bLow
-        var bestSize = 0
-        // Lengths of the matches ending at (i - 1, j), keyed by j, as difflib's j2len.
-        var previous: [Int: Int] = [:]
-        for i in aLow..<aHigh {
-            var current: [Int: Int] = [:]
-            for j in positionsInB[a[i]] ?? [] {
-                if j < bLow { continue }
-                if j >= bHigh { break }
-                let length = (previous[j - 1] ?? 0) + 1
-                current[j] = length
-                if length > bestSize {
-                    bestI = i - length + 1
-                    bestJ = j - length + 1
-                    bestSize = length
+        /// The ratio of `a` with the prepared `b`.
+        public func ratio(_ a: [UInt32]) -> Double {
+            let total = a.count + b.count
+            guard total > 0 else { return 1 }
+            return 2.0 * Double(matchingCharacters(a)) / Double(total)
+        }
+
+        /// The total size of the matching blocks.
+        public func matchingCharacters(_ a: [UInt32]) -> Int {
+            // difflib's j2len dictionaries as two dense rows; `touched` clears them cheaply.
+            var previous = [Int](repeating: 0, count: b.count + 1)
+            var current = [Int](repeating: 0, count: b.count + 1)
+            var previousTouched: [Int] = []
+            var currentTouched: [Int] = []
+            var matched = 0
+            var pending = [(0, a.count, 0, b.count)]
+            while let (aLow, aHigh, bLow, bHigh) = pending.popLast() {
+                var bestI = aLow
+                var bestJ = bLow
+                var bestSize = 0
+                for i in aLow..<aHigh {
+                    for j in positionsInB[a[i]] ?? [] {
+                        if j < bLow { continue }
+                        if j >= bHigh { break }
+                        // previous[j] holds the length of the match ending at (i - 1, j - 1).
+                        let length = previous[j] + 1
+                        current[j + 1] = length
+                        currentTouched.append(j + 1)
+                        if length > bestSize {
+                            bestI = i - length + 1
+                            bestJ = j - length + 1
+                            bestSize = length
+                        }
+                    }
+                    for index in previousTouched { previous[index] = 0 }
+                    previousTouched.removeAll(keepingCapacity: true)
+                    swap(&previous, &current)
+                    swap(&previousTouched, &currentTouched)
+                }
+                for index in previousTouched { previous[index] = 0 }
+                previousTouched.removeAll(keepingCapacity: true)
+                // Without a junk predicate nothing is junk, so difflib extends the match over
+                // any equal elements on both sides — popular ones included.
+                while bestI > aLow, bestJ > bLow, a[bestI - 1] == b[bestJ - 1] {
+                    bestI -= 1
+                    bestJ -= 1
+                    bestSize += 1
+                }
+                while bestI + bestSize < aHigh, bestJ + bestSize < bHigh,
+                    a[bestI + bestSize] == b[bestJ + bestSize]
+                {
+                    bestSize += 1
+                }
+                guard bestSize > 0 else { continue }
+                matched += bestSize
+                if aLow < bestI && bLow < bestJ { pending.append((aLow, bestI, bLow, bestJ)) }
+                if bestI + bestSize < aHigh && bestJ + bestSize < bHigh {
+                    pending.append((bestI + bestSize, aHigh, bestJ + bestSize, bHigh))
                 }
             }
-            previous = current
+            return matched
         }
-        // Without a junk predicate nothing is junk, so difflib extends the match over any
-        // equal elements on both sides — popular ones included.
-        while bestI > aLow, bestJ > bLow, a[bestI - 1] == b[bestJ - 1] {
-            bestI -= 1
-            bestJ -= 1
-            bestSize += 1
-        }
-        while bestI + bestSize < aHigh, bestJ + bestSize < bHigh,
-            a[bestI + bestSize] == b[bestJ + bestSize]
-        {
-            bestSize += 1
-        }
-        return (bestI, bestJ, bestSize)
     }
 }

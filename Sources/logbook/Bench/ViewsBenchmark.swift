@@ -55,7 +55,8 @@ struct ViewsBenchmark {
             BenchFigure(
                 system: "Logbook", name: "views: open + rebuild graph, search, bridges",
                 kind: "replay", changesPerSecond: Double(replayed) / seconds, peakMegabytes: peak,
-                note: String(format: "%.1f s for %d changes (target ≤ 60 s for 10 M)", seconds, replayed)))
+                note: String(
+                    format: "%.1f s for %d changes (target ≤ 60 s for 10 M)", seconds, replayed)))
 
         progress("search latency")
         var random = SeededGenerator(seed: 99)
@@ -70,7 +71,8 @@ struct ViewsBenchmark {
             slowest[query] = max(slowest[query] ?? .zero, elapsed)
         }
         var searchFigure = latencyFigure(
-            "search (Goodies ranking, indexed), \(entities) entities", searchLatency, target: "p99 < 5 ms")
+            "search (Goodies ranking, indexed), \(entities) entities", searchLatency,
+            target: "p99 < 5 ms")
         searchFigure.note +=
             "; slowest: "
             + slowest.sorted { $0.value > $1.value }.prefix(3).map {
@@ -83,7 +85,8 @@ struct ViewsBenchmark {
             _ = views.1.searchBM25(Self.queryMix[index % Self.queryMix.count])
             bm25Latency.record(ContinuousClock.now - started)
         }
-        figures.append(latencyFigure("search (BM25), \(entities) entities", bm25Latency, target: ""))
+        figures.append(
+            latencyFigure("search (BM25), \(entities) entities", bm25Latency, target: ""))
 
         progress("path latency")
         let statistics = views.0.statistics()
@@ -101,20 +104,24 @@ struct ViewsBenchmark {
             if views.0.findPath(from: from, to: to) != nil { found += 1 }
             pathLatency.record(ContinuousClock.now - started)
         }
-        var pathFigure = latencyFigure("findPath, \(statistics.totalEntities) entities", pathLatency, target: "p99 < 1 ms")
+        var pathFigure = latencyFigure(
+            "findPath, \(statistics.totalEntities) entities", pathLatency, target: "p99 < 1 ms")
         pathFigure.note += "; \(found) of \(queries) found"
         figures.append(pathFigure)
         try? FileManager.default.removeItem(atPath: directory)
         return figures
     }
 
-    private func latencyFigure(_ name: String, _ recorder: LatencyRecorder, target: String) -> BenchFigure {
+    private func latencyFigure(_ name: String, _ recorder: LatencyRecorder, target: String)
+        -> BenchFigure
+    {
         let latency = recorder.percentiles()
         let p50 = latency?.p50 ?? 0
         return BenchFigure(
             system: "Logbook", name: name, kind: nil,
             changesPerSecond: p50 > 0 ? 1e6 / p50 : 0, latency: latency,
-            note: "\(recorder.nanoseconds.count) queries (figure: queries/s at p50)" + (target.isEmpty ? "" : "; target \(target)"))
+            note: "\(recorder.nanoseconds.count) queries (figure: queries/s at p50)"
+                + (target.isEmpty ? "" : "; target \(target)"))
     }
 
     /// Writes the log without views (they are rebuilt afterwards).
@@ -123,7 +130,8 @@ struct ViewsBenchmark {
         options.durability = .buffered
         let logbook = try Logbook.open(directory: directory, nodeId: 1, options: options)
         var generator = HomeGraphGenerator(seed: 5)
-        let document = try GoodiesDocument(parsing: Array(PythonJSON.dumps(generator.document(entities: entities)).utf8))
+        let document = try GoodiesDocument(
+            parsing: Array(PythonJSON.dumps(generator.document(entities: entities)).utf8))
         try await logbook.importGoodies(document)
         var feed = DrawbridgeFeedGenerator(seed: 3)
         let rows = feed.rows(years: 10)
@@ -135,7 +143,10 @@ struct ViewsBenchmark {
         let devices = document.entities.map(\.recordId).filter { $0.hasPrefix("entity/device-") }
         let relationships = document.relationships.map(\.recordId)
         let names = document.entities.map { entity in
-            (entity.recordId, entity.fields.first { $0.0 == GoodiesRecords.name }?.1.stringValue ?? "")
+            (
+                entity.recordId,
+                entity.fields.first { $0.0 == GoodiesRecords.name }?.1.stringValue ?? ""
+            )
         }
         var random = SeededGenerator(seed: 11)
         var written = Int(logbook.nextOffset)
@@ -143,17 +154,26 @@ struct ViewsBenchmark {
             let roll = Int.random(in: 0..<10, using: &random)
             if roll < 7, let device = devices.randomElement(using: &random) {
                 try await logbook.insertOrUpdate(
-                    device, fields: [("content.brightness", .int(Int64.random(in: 0...100, using: &random)))])
+                    device,
+                    fields: [
+                        ("content.brightness", .int(Int64.random(in: 0...100, using: &random)))
+                    ])
             } else if roll == 7, let (entity, name) = names.randomElement(using: &random) {
                 // A renamed entity keeps its words, so the query mix stays meaningful.
                 try await logbook.insertOrUpdate(
-                    entity, fields: [("name", .string("\(name) v\(Int.random(in: 2...9, using: &random))"))])
+                    entity,
+                    fields: [("name", .string("\(name) v\(Int.random(in: 2...9, using: &random))"))]
+                )
             } else if roll == 8, let relationship = relationships.randomElement(using: &random) {
                 try await logbook.insertOrUpdate(
-                    relationship, fields: [("properties.weight", .double(Double.random(in: 0..<1, using: &random)))])
+                    relationship,
+                    fields: [
+                        ("properties.weight", .double(Double.random(in: 0..<1, using: &random)))
+                    ])
             } else if let event = bridgeIds.randomElement(using: &random) {
                 try await logbook.insertOrUpdate(
-                    event, fields: [("minutesopen", .int(Int64.random(in: 1...40, using: &random)))])
+                    event, fields: [("minutesopen", .int(Int64.random(in: 1...40, using: &random)))]
+                )
             }
             written += 1
         }
