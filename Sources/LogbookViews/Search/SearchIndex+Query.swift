@@ -26,10 +26,12 @@ extension SearchIndex {
     /// at most `limit`, optionally only of `types`.
     ///
     /// Candidates come from the n-gram postings (which entities may contain the query or
-    /// one of its words, in the name or the content) and the fuzzy bound. From the same
-    /// lists each candidate gets an upper bound on its score; candidates are scored exactly
-    /// in decreasing bound order, stopping once no remaining bound can reach the
-    /// `limit`-th best score — so a query matching half the corpus still scores few entities.
+    /// one of its words, in the name or the content). From the same lists each candidate
+    /// gets an upper bound on its score; candidates are scored exactly in decreasing bound
+    /// order, stopping once no remaining bound can reach the `limit`-th best score — so a
+    /// query matching half the corpus still scores few entities. Entities that only the
+    /// fuzzy bonus could lift score at most 1, so their candidates (`NameBigrams`) are
+    /// looked up only when the results are not full or the last one scores 1 or less.
     public func search(_ query: String, types: Set<String>? = nil, limit: Int = 10) -> [Result] {
         lock.lock()
         defer { lock.unlock() }
@@ -57,66 +59,111 @@ extension SearchIndex {
         mark(nameFull) { $0.nameFull = true }
         mark(contentFull) { $0.contentFull = true }
         for word in parsed.words {
-            mark(namePostings.candidates(containing: word) ?? []) { $0.nameWords += 1 }
-            mark(contentPostings.candidates(containing: word) ?? []) { $0.contentWords += 1 }
+            mark(namePostings.candidates(containing: word) ?? []) { $0.nameWords &+= 1 }
+            mark(contentPostings.candidates(containing: word) ?? []) { $0.contentWords &+= 1 }
         }
-        mark(nameBigrams.candidates(for: parsed.scalars)) { $0.fuzzy = true }
+        for valueId in valuePostings.candidates(containing: parsed.scalars) ?? [] {
+            let slot = valueOwners[Int(valueId)]
+            guard valueId >= firstValueIds[Int(slot)] else { continue }  // a stale value
+            mark([slot]) { $0.valueMatches &+= 1 }
+        }
 
-        var bounded: [(slot: Int32, bound: Double)] = []
-        bounded.reserveCapacity(touched.count)
-        for slot in touched {
-            let document = documents[Int(slot)]
-            guard document.alive, let derived = texts[Int(slot)] else { continue }
-            if let types, !(document.type.map(types.contains) ?? false) { continue }
-            bounded.append((slot, Self.bound(hits[Int(slot)], derived, parsed)))
+        var queue = BoundQueue()
+        for slot in touched where facts[Int(slot)].indexed {
+            if let types, !(documents[Int(slot)].type.map(types.contains) ?? false) { continue }
+            queue.append(slot, bound: bound(slot, hits[Int(slot)], parsed, commonCharacters: nil))
         }
-        // Slots are handed out in insertion order, so slot order is the tie order.
-        bounded.sort { ($0.bound, -$0.slot) > ($1.bound, -$1.slot) }
+        queue.heapify()
+        var characters = CharacterBudget(parsed.scalars)
         var top: [(slot: Int32, score: Double)] = []
         var noHighlights: [String: [String]]? = nil
-        for candidate in bounded {
+        while let candidate = queue.popBest() {
             if top.count == limit, let last = top.last,
                 candidate.bound < last.score
                     || (candidate.bound == last.score && candidate.slot > last.slot)
             {
                 break  // nothing left can outrank the last kept result
             }
+            if !candidate.refined && mayBeSimilar(candidate.slot, parsed) {
+                // Tighten the similarity term only for candidates that reach the front.
+                let common = texts[Int(candidate.slot)].map { characters.common(with: $0.name) }
+                let refined = bound(
+                    candidate.slot, hits[Int(candidate.slot)], parsed, commonCharacters: common)
+                queue.push(candidate.slot, bound: refined, refined: true)
+                continue
+            }
             guard let derived = texts[Int(candidate.slot)] else { continue }
             let score = Self.score(
-                documents[Int(candidate.slot)], derived, parsed,
-                fuzzy: hits[Int(candidate.slot)].fuzzy, highlights: &noHighlights)
-            guard score > 0 else { continue }
-            let entry = (slot: candidate.slot, score: score)
-            let position = top.firstIndex { ranksBefore(entry, $0) } ?? top.endIndex
-            if position < limit {
-                top.insert(entry, at: position)
-                if top.count > limit { top.removeLast() }
+                documents[Int(candidate.slot)].name, derived, parsed,
+                fuzzy: mayBeSimilar(candidate.slot, parsed), highlights: &noHighlights)
+            keep(candidate.slot, score, in: &top, limit: limit)
+        }
+        if top.count < limit || (top.last?.score ?? 0) <= 1 {
+            for slot in nameBigrams.candidates(for: parsed.scalars)
+            where !hits[Int(slot)].touched && facts[Int(slot)].indexed {
+                if let types, !(documents[Int(slot)].type.map(types.contains) ?? false) { continue }
+                guard let derived = texts[Int(slot)] else { continue }
+                let score = Self.score(
+                    documents[Int(slot)].name, derived, parsed, fuzzy: true,
+                    highlights: &noHighlights)
+                keep(slot, score, in: &top, limit: limit)
             }
         }
         return top.map { result(slot: $0.slot, score: $0.score, query: parsed) }
     }
 
-    /// Which lists named an entity: the basis of its score bound.
+    /// Inserts a positive score into the ranked `top`, keeping at most `limit`.
+    private func keep(
+        _ slot: Int32, _ score: Double, in top: inout [(slot: Int32, score: Double)], limit: Int
+    ) {
+        guard score > 0 else { return }
+        let entry = (slot: slot, score: score)
+        let position = top.firstIndex { ranksBefore(entry, $0) } ?? top.endIndex
+        if position < limit {
+            top.insert(entry, at: position)
+            if top.count > limit { top.removeLast() }
+        }
+    }
+
+    /// Whether lengths alone allow the name a similarity above 0.8 (2·min / sum).
+    private func mayBeSimilar(_ slot: Int32, _ query: Query) -> Bool {
+        let length = Int(facts[Int(slot)].nameLength)
+        let total = length + query.scalars.count
+        return total > 0 && 2.0 * Double(min(length, query.scalars.count)) / Double(total) > 0.8
+    }
+
+    /// Which lists named an entity: the basis of its score bound (small: one per entity
+    /// is allocated for every query).
     struct Hits {
         var touched = false
         var nameFull = false
         var contentFull = false
-        var fuzzy = false
-        var nameWords = 0
-        var contentWords = 0
+        var nameWords: UInt8 = 0
+        var contentWords: UInt8 = 0
+        var valueMatches: UInt16 = 0
     }
 
-    /// The most an entity with these hits can score (see `score` for the terms).
-    static func bound(_ hits: Hits, _ texts: Texts, _ query: Query) -> Double {
+    /// The most an entity with these hits can score (see `score` for the terms): each list
+    /// is a superset of the entities with that match, so every term is bounded from above.
+    /// The similarity term is bounded by lengths alone (2·min(a, b) / (a + b)), or, given
+    /// the characters name and query have in common, by difflib's quick_ratio.
+    func bound(_ slot: Int32, _ hits: Hits, _ query: Query, commonCharacters: Int?) -> Double {
+        let facts = facts[Int(slot)]
         var bound = hits.nameFull ? 3.0 : 1.5 * Double(hits.nameWords)
-        if texts.content != nil {
+        if facts.hasContent {
             bound +=
                 hits.contentFull
-                ? max(2.0, 0.5 * Double(hits.contentWords)) + Double(texts.stringValues.count)
-                : 0.5 * Double(hits.contentWords)
+                ? max(2.0, 0.5 * Double(hits.contentWords)) : 0.5 * Double(hits.contentWords)
+            bound += Double(min(hits.valueMatches, facts.stringValues))
         }
-        if hits.nameFull && texts.name.count == query.scalars.count { bound *= 2 }
-        return bound + (hits.fuzzy ? 1 : 0)
+        if hits.nameFull && Int(facts.nameLength) == query.scalars.count { bound *= 2 }
+        if mayBeSimilar(slot, query) {
+            let lengths = Int(facts.nameLength) + query.scalars.count
+            let common = commonCharacters ?? min(Int(facts.nameLength), query.scalars.count)
+            let ceiling = 2.0 * Double(common) / Double(lengths)
+            if ceiling > 0.8 { bound += ceiling }  // only a ratio above 0.8 is added
+        }
+        return bound
     }
 
     private func ranksBefore(
@@ -131,7 +178,7 @@ extension SearchIndex {
         let derived =
             fresh ? Self.texts(of: document) : (texts[Int(slot)] ?? Self.texts(of: document))
         var highlights: [String: [String]]? = [:]
-        _ = Self.score(document, derived, query, fuzzy: false, highlights: &highlights)
+        _ = Self.score(document.name, derived, query, fuzzy: false, highlights: &highlights)
         return Result(
             id: document.id, entityType: document.type, name: document.name ?? "", score: score,
             highlights: highlights ?? [:])
@@ -188,7 +235,7 @@ extension SearchIndex {
             let derived =
                 fresh ? Self.texts(of: document) : (texts[Int(slot)] ?? Self.texts(of: document))
             let score = Self.score(
-                document, derived, query, fuzzy: fuzzy?[Int(slot)] ?? true,
+                document.name, derived, query, fuzzy: fuzzy?[Int(slot)] ?? true,
                 highlights: &noHighlights)
             if score > 0 { scored.append((slot, score)) }
         }
@@ -211,11 +258,11 @@ extension SearchIndex {
     /// floating-point sums are the same). The similarity ratio is computed only when `fuzzy`
     /// says it may pass; `highlights`, when not nil, receives the reasons.
     static func score(
-        _ document: Document, _ texts: Texts, _ query: Query, fuzzy: Bool,
+        _ name: String?, _ texts: Texts, _ query: Query, fuzzy: Bool,
         highlights: inout [String: [String]]?
     ) -> Double {
         var score = 0.0
-        let name = document.name ?? ""
+        let name = name ?? ""
         if contains(texts.name, query.scalars) {
             score += 3.0
             highlights?["name"] = [name]
@@ -274,5 +321,91 @@ extension SearchIndex {
             start += 1
         }
         return false
+    }
+}
+
+/// Candidates by decreasing score bound, ties by slot (insertion order): a binary heap, so
+/// a query that stops after a few hundred candidates never sorts the rest.
+struct BoundQueue {
+    private var items: [(slot: Int32, bound: Double, refined: Bool)] = []
+
+    mutating func append(_ slot: Int32, bound: Double) { items.append((slot, bound, false)) }
+
+    /// Adds one item to a heapified queue.
+    mutating func push(_ slot: Int32, bound: Double, refined: Bool) {
+        items.append((slot, bound, refined))
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard before(child, parent) else { return }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private func before(_ a: Int, _ b: Int) -> Bool {
+        items[a].bound != items[b].bound
+            ? items[a].bound > items[b].bound : items[a].slot < items[b].slot
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            guard left < items.count else { return }
+            var best = left
+            if left + 1 < items.count && before(left + 1, left) { best = left + 1 }
+            guard before(best, parent) else { return }
+            items.swapAt(parent, best)
+            parent = best
+        }
+    }
+
+    mutating func heapify() {
+        for index in stride(from: items.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+    }
+
+    mutating func popBest() -> (slot: Int32, bound: Double, refined: Bool)? {
+        guard let first = items.first else { return nil }
+        let last = items.removeLast()
+        if !items.isEmpty {
+            items[0] = last
+            siftDown(0)
+        }
+        return first
+    }
+}
+
+/// The query's characters as a multiset, to count how many of a name's characters it can
+/// match (difflib's quick_ratio numerator) without allocating per name.
+struct CharacterBudget {
+    private var ascii = [Int32](repeating: 0, count: 128)
+    private var other: [UInt32: Int32] = [:]
+    private var spent: [UInt32] = []
+
+    init(_ query: [UInt32]) {
+        for scalar in query {
+            if scalar < 128 { ascii[Int(scalar)] += 1 } else { other[scalar, default: 0] += 1 }
+        }
+    }
+
+    /// Characters of `name` matched by distinct query characters.
+    mutating func common(with name: [UInt32]) -> Int {
+        for scalar in name {
+            if scalar < 128 {
+                guard ascii[Int(scalar)] > 0 else { continue }
+                ascii[Int(scalar)] -= 1
+            } else {
+                guard let count = other[scalar], count > 0 else { continue }
+                other[scalar] = count - 1
+            }
+            spent.append(scalar)
+        }
+        let matched = spent.count
+        for scalar in spent {  // give the budget back for the next name
+            if scalar < 128 { ascii[Int(scalar)] += 1 } else { other[scalar, default: 0] += 1 }
+        }
+        spent.removeAll(keepingCapacity: true)
+        return matched
     }
 }

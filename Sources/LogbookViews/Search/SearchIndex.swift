@@ -38,11 +38,29 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         var alive = true
     }
 
-    /// Lower-cased texts derived from a document when it is indexed.
-    struct Texts {
-        var name: [UInt32]
-        var content: [UInt32]?
-        var stringValues: [(key: String, original: String, lowered: [UInt32])]
+    /// Lower-cased texts derived from a document when it is indexed (a class: scoring
+    /// passes it around thousands of times per query, one reference count each).
+    final class Texts {
+        let name: [UInt32]
+        let content: [UInt32]?
+        let stringValues: [(key: String, original: String, lowered: [UInt32])]
+
+        init(
+            name: [UInt32], content: [UInt32]?,
+            stringValues: [(key: String, original: String, lowered: [UInt32])]
+        ) {
+            self.name = name
+            self.content = content
+            self.stringValues = stringValues
+        }
+    }
+
+    /// The facts a score bound needs, eight bytes per slot.
+    struct SlotFacts {
+        var indexed = false
+        var hasContent = false
+        var nameLength: Int32 = 0
+        var stringValues: UInt16 = 0
     }
 
     /// The view's name.
@@ -50,10 +68,17 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
     let lock = NSLock()
     var documents: [Document] = []
     var texts: [Texts?] = []
+    /// What score bounds need of each indexed slot, packed (nil texts: not indexed).
+    var facts: [SlotFacts] = []
     var slots: [String: Int32] = [:]
     var dirty: Set<Int32> = []
     var namePostings = GramPostings()
     var contentPostings = GramPostings()
+    /// Each top-level string value of each document, as its own posting "document": the
+    /// value id. `valueOwners[id]` is the slot; ids below `firstValueIds[slot]` are stale.
+    var valuePostings = GramPostings()
+    var valueOwners: [Int32] = []
+    var firstValueIds: [Int32] = []
     var nameBigrams = NameBigrams()
     var bm25 = BM25Index()
     /// Documents indexed since the postings were last rebuilt (stale postings grow with it).
@@ -68,6 +93,7 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         defer { lock.unlock() }
         documents = []
         texts = []
+        facts = []
         slots = [:]
         dirty = []
         namePostings = GramPostings()
@@ -98,6 +124,7 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
             slots[id] = slot
             documents.append(Document(id: id, sequence: offset))
             texts.append(nil)
+            facts.append(SlotFacts())
         }
         dirty.insert(slot)
         let value = change.value
@@ -149,19 +176,26 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         dirty = []
         namePostings.normalize()
         contentPostings.normalize()
+        valuePostings.normalize()
     }
 
     private func rebuildIndexes() {
         namePostings = GramPostings()
         contentPostings = GramPostings()
+        valuePostings = GramPostings()
+        valueOwners = []
         nameBigrams = NameBigrams()
         bm25 = BM25Index()
         reindexed = 0
-        for slot in documents.indices { texts[slot] = nil }
+        for slot in documents.indices {
+            texts[slot] = nil
+            facts[slot] = SlotFacts()
+        }
         for slot in documents.indices where documents[slot].alive { index(Int32(slot)) }
         dirty = []
         namePostings.normalize()
         contentPostings.normalize()
+        valuePostings.normalize()
     }
 
     private func index(_ slot: Int32) {
@@ -169,20 +203,29 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         bm25.remove(slot)
         guard document.alive else {
             texts[Int(slot)] = nil
+            facts[Int(slot)] = SlotFacts()
             nameBigrams.remove(slot)
             return
         }
         reindexed += 1
         let derived = Self.texts(of: document)
         texts[Int(slot)] = derived
+        facts[Int(slot)] = SlotFacts(
+            indexed: true, hasContent: derived.content != nil,
+            nameLength: Int32(clamping: derived.name.count),
+            stringValues: UInt16(clamping: derived.stringValues.count))
         namePostings.add(slot, text: derived.name)
         nameBigrams.add(slot, name: derived.name)
-        var contentText = derived.content ?? []
-        for value in derived.stringValues {
-            contentText.append(0)
-            contentText.append(contentsOf: value.lowered)
+        contentPostings.add(slot, text: derived.content ?? [])
+        if firstValueIds.count <= Int(slot) {
+            firstValueIds.append(
+                contentsOf: repeatElement(0, count: Int(slot) + 1 - firstValueIds.count))
         }
-        contentPostings.add(slot, text: contentText)
+        firstValueIds[Int(slot)] = Int32(valueOwners.count)
+        for value in derived.stringValues {
+            valuePostings.add(Int32(valueOwners.count), text: value.lowered)
+            valueOwners.append(slot)
+        }
         bm25.add(
             slot, tokens: BM25Index.tokens(derived.name) + BM25Index.tokens(derived.content ?? []))
     }

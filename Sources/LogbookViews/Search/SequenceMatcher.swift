@@ -44,58 +44,68 @@ public enum SequenceMatcher {
 
         /// The total size of the matching blocks.
         public func matchingCharacters(_ a: [UInt32]) -> Int {
-            // difflib's j2len dictionaries as two dense rows; `touched` clears them cheaply.
-            var previous = [Int](repeating: 0, count: b.count + 1)
-            var current = [Int](repeating: 0, count: b.count + 1)
-            var previousTouched: [Int] = []
-            var currentTouched: [Int] = []
-            var matched = 0
-            var pending = [(0, a.count, 0, b.count)]
-            while let (aLow, aHigh, bLow, bHigh) = pending.popLast() {
-                var bestI = aLow
-                var bestJ = bLow
-                var bestSize = 0
-                for i in aLow..<aHigh {
-                    for j in positionsInB[a[i]] ?? [] {
-                        if j < bLow { continue }
-                        if j >= bHigh { break }
-                        // previous[j] holds the length of the match ending at (i - 1, j - 1).
-                        let length = previous[j] + 1
-                        current[j + 1] = length
-                        currentTouched.append(j + 1)
-                        if length > bestSize {
-                            bestI = i - length + 1
-                            bestJ = j - length + 1
-                            bestSize = length
+            // difflib's j2len dictionaries as two dense rows on the stack; the touched lists
+            // clear them cheaply. Search calls this for many names per query.
+            let width = b.count + 1
+            return withUnsafeTemporaryAllocation(of: Int.self, capacity: 4 * width) { buffer in
+                guard let base = buffer.baseAddress else { return 0 }
+                base.initialize(repeating: 0, count: 4 * width)
+                var previous = base
+                var current = base + width
+                var previousTouched = base + 2 * width
+                var currentTouched = base + 3 * width
+                var previousCount = 0
+                var currentCount = 0
+                var matched = 0
+                var pending = [(0, a.count, 0, b.count)]
+                while let (aLow, aHigh, bLow, bHigh) = pending.popLast() {
+                    var bestI = aLow
+                    var bestJ = bLow
+                    var bestSize = 0
+                    for i in aLow..<aHigh {
+                        for j in positionsInB[a[i]] ?? [] {
+                            if j < bLow { continue }
+                            if j >= bHigh { break }
+                            // previous[j] holds the match length ending at (i - 1, j - 1).
+                            let length = previous[j] + 1
+                            current[j + 1] = length
+                            currentTouched[currentCount] = j + 1
+                            currentCount += 1
+                            if length > bestSize {
+                                bestI = i - length + 1
+                                bestJ = j - length + 1
+                                bestSize = length
+                            }
                         }
+                        for index in 0..<previousCount { previous[previousTouched[index]] = 0 }
+                        swap(&previous, &current)
+                        swap(&previousTouched, &currentTouched)
+                        previousCount = currentCount
+                        currentCount = 0
                     }
-                    for index in previousTouched { previous[index] = 0 }
-                    previousTouched.removeAll(keepingCapacity: true)
-                    swap(&previous, &current)
-                    swap(&previousTouched, &currentTouched)
+                    for index in 0..<previousCount { previous[previousTouched[index]] = 0 }
+                    previousCount = 0
+                    // Without a junk predicate nothing is junk, so difflib extends the match
+                    // over any equal elements on both sides — popular ones included.
+                    while bestI > aLow, bestJ > bLow, a[bestI - 1] == b[bestJ - 1] {
+                        bestI -= 1
+                        bestJ -= 1
+                        bestSize += 1
+                    }
+                    while bestI + bestSize < aHigh, bestJ + bestSize < bHigh,
+                        a[bestI + bestSize] == b[bestJ + bestSize]
+                    {
+                        bestSize += 1
+                    }
+                    guard bestSize > 0 else { continue }
+                    matched += bestSize
+                    if aLow < bestI && bLow < bestJ { pending.append((aLow, bestI, bLow, bestJ)) }
+                    if bestI + bestSize < aHigh && bestJ + bestSize < bHigh {
+                        pending.append((bestI + bestSize, aHigh, bestJ + bestSize, bHigh))
+                    }
                 }
-                for index in previousTouched { previous[index] = 0 }
-                previousTouched.removeAll(keepingCapacity: true)
-                // Without a junk predicate nothing is junk, so difflib extends the match over
-                // any equal elements on both sides — popular ones included.
-                while bestI > aLow, bestJ > bLow, a[bestI - 1] == b[bestJ - 1] {
-                    bestI -= 1
-                    bestJ -= 1
-                    bestSize += 1
-                }
-                while bestI + bestSize < aHigh, bestJ + bestSize < bHigh,
-                    a[bestI + bestSize] == b[bestJ + bestSize]
-                {
-                    bestSize += 1
-                }
-                guard bestSize > 0 else { continue }
-                matched += bestSize
-                if aLow < bestI && bLow < bestJ { pending.append((aLow, bestI, bLow, bestJ)) }
-                if bestI + bestSize < aHigh && bestJ + bestSize < bHigh {
-                    pending.append((bestI + bestSize, aHigh, bestJ + bestSize, bHigh))
-                }
+                return matched
             }
-            return matched
         }
     }
 }
