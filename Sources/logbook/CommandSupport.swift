@@ -148,3 +148,11 @@ func printJSON(_ value: Any) throws {
         withJSONObject: value, options: [.prettyPrinted, .sortedKeys])
     print(String(decoding: data, as: UTF8.self))
 }
+
+/// Reports unusable input (a file that is not what the command reads) on standard error
+/// and returns exit code 2.
+func badInput(_ message: String) -> ExitCode {
+    var standardError = StandardError()
+    print("error: \(message)", to: &standardError)
+    return ExitCode(2)
+}

@@ -183,6 +183,17 @@ struct GraphCommand: ParsableCommand {
             for case .array(let path) in paths {
                 print("  " + path.compactMap(\.stringValue).joined(separator: " → "))
             }
+        case (.stats, _):
+            let statistics = graph.statistics()
+            print(
+                "\(statistics.totalEntities) entities, \(statistics.totalRelationships) relationships, average degree \(statistics.averageDegree), \(statistics.isolatedEntities) isolated"
+            )
+            printTable(
+                header: ["entity type", "count"],
+                rows: statistics.entityTypes.map { [$0.type, "\($0.count)"] })
+            printTable(
+                header: ["relationship type", "count"],
+                rows: statistics.relationshipTypes.map { [$0.type, "\($0.count)"] })
         default:
             print(PythonJSON.dumps(answer))
         }

@@ -68,9 +68,9 @@ struct ImportCommand: AsyncParsableCommand {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
             document = try GoodiesDocument(parsing: Array(bytes))
         } catch let error as GoodiesDocument.FormatError {
-            throw ValidationError("\(file): \(error)")
+            throw badInput("\(file): \(error)")
         } catch {
-            throw ValidationError("\(file): \(error.localizedDescription)")
+            throw exitWithError(error)
         }
         let logbook = try openLogbook(target.directory, durability: .buffered)
         let bar = ProgressBar.isTerminal ? ProgressBar(label: "import") : nil

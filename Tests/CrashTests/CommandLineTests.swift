@@ -118,6 +118,77 @@ import Testing
                 .contains("█") == true)
     }
 
+    @Test func homeGraphImportGraphAndSearchQueries() throws {
+        guard LogbookExecutable.built() != nil else { return }
+        let directory = scratch()
+        let file = directory + ".json"
+        let broken = directory + "-broken.json"
+        defer {
+            for path in [directory, file, broken] {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+        let generated = try LogbookExecutable.run([
+            "generate", "home", "--entities", "400", "--seed", "3",
+        ])
+        #expect(generated.status == 0)
+        #expect(
+            try LogbookExecutable.run(["generate", "home", "--entities", "400", "--seed", "3"])
+                .standardOutput == generated.standardOutput)
+        try Data(generated.standardOutput.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
+        let imported = try LogbookExecutable.run(["import", "goodies", directory, file])
+        #expect(imported.status == 0)
+        #expect(imported.standardOutput.contains("imported 400 entities"))
+
+        let stats = try LogbookExecutable.run(["graph", directory, "stats", "--json"])
+        #expect(stats.status == 0)
+        let statistics = try #require(
+            JSONSerialization.jsonObject(with: Data(stats.standardOutput.utf8)) as? [String: Any])
+        #expect(statistics["total_entities"] as? Int == 400)
+        #expect(
+            Set(statistics.keys) == [
+                "total_entities", "total_relationships", "entity_types", "relationship_types",
+                "average_degree", "isolated_entities",
+            ])
+        #expect(stats.standardOutput.hasPrefix(#"{"total_entities": 400, "#))  // key order kept
+        let path = try LogbookExecutable.run([
+            "graph", directory, "path", "device-0-0-0", "home-0", "--json",
+        ])
+        #expect(
+            path.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+                == #"["device-0-0-0", "room-0-0", "home-0"]"#)
+        let none = try LogbookExecutable.run([
+            "graph", directory, "path", "home-0", "device-0-0-0", "--json",
+        ])
+        #expect(none.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "null")
+        let notARoom = try LogbookExecutable.run(["graph", directory, "devices-in-room", "home-0"])
+        #expect(notARoom.status == 1)
+        #expect(notARoom.standardError.contains("'home-0' is a home, not a room"))
+        let missingType = try LogbookExecutable.run(["graph", directory, "ancestors", "room-0-0"])
+        #expect(missingType.status == 64)
+        #expect(missingType.standardError.contains("--type"))
+
+        let search = try LogbookExecutable.run([
+            "search", directory, "kitchen", "--limit", "3", "--json",
+        ])
+        #expect(search.status == 0)
+        let results = try #require(
+            JSONSerialization.jsonObject(with: Data(search.standardOutput.utf8)) as? [[String: Any]]
+        )
+        #expect(results.count == 3)
+        #expect(
+            results.allSatisfy { ($0["name"] as? String)?.lowercased().contains("kitchen") == true }
+        )
+        #expect(results.allSatisfy { $0["highlights"] != nil && $0["score"] != nil })
+
+        try Data(#"{"entities": [{"id": "a", "name": "A"}]}"#.utf8).write(
+            to: URL(fileURLWithPath: broken))
+        let refused = try LogbookExecutable.run(["import", "goodies", directory, broken])
+        #expect(refused.status == 2)
+        #expect(refused.standardError.contains("entities[0].entity_type: expected a string"))
+    }
+
     @Test func generatedBridgeFeedHasTheFeedsTraitsAndIsDeterministic() throws {
         guard LogbookExecutable.built() != nil else { return }
         let first = try LogbookExecutable.run([
