@@ -19,10 +19,10 @@ public final class Logbook: @unchecked Sendable {
     let log: Log
     private var committer: GroupCommitter?
     private var loggedClock: UInt64
-    private var failure: LogbookError?
+    var failure: LogbookError?
     private var encodeBuffer: [UInt8] = []
     private var isCompacting = false
-    private let views: [any MaterializedView]
+    let views: [any MaterializedView]
     let fileSystem: any FileSystem
     let logConfiguration: LogConfiguration
     /// The directory holding the log.
@@ -33,10 +33,14 @@ public final class Logbook: @unchecked Sendable {
     public let durability: Durability
     /// What the replay at open read.
     public let replayStatistics: ReplayStatistics
+    /// Per view name: whether a checkpoint was restored at open, and if not why.
+    public let viewCheckpointStatus: [String: ViewCheckpointStatus]
+    let checkpointsOnClose: Bool
 
     private init(
         directory: String, nodeId: NodeId, options: LogbookOptions,
-        crdt: CRDT<String, String, Value>, log: Log, statistics: ReplayStatistics
+        crdt: CRDT<String, String, Value>, log: Log, statistics: ReplayStatistics,
+        checkpointStatus: [String: ViewCheckpointStatus]
     ) {
         self.directory = directory
         self.nodeId = nodeId
@@ -47,6 +51,8 @@ public final class Logbook: @unchecked Sendable {
         self.crdt = crdt
         self.log = log
         self.replayStatistics = statistics
+        viewCheckpointStatus = checkpointStatus
+        checkpointsOnClose = options.viewCheckpoints
         loggedClock = crdt.getClock().currentTime()
     }
 
@@ -95,11 +101,15 @@ public final class Logbook: @unchecked Sendable {
             throw LogbookError(
                 .badMetadata, "view names must be unique: \(names.sorted())", path: directory)
         }
+        let (starts, checkpointStatus) = restoreViews(
+            options.views, enabled: options.viewCheckpoints, log: log, directory: directory,
+            fileSystem: fileSystem)
         let statistics = try Replayer.replay(
-            log, into: crdt, views: options.views, progress: options.replayProgress)
+            log, into: crdt, views: Array(zip(options.views, starts)),
+            progress: options.replayProgress)
         let logbook = Logbook(
             directory: directory, nodeId: resolvedNode, options: options, crdt: crdt,
-            log: log, statistics: statistics)
+            log: log, statistics: statistics, checkpointStatus: checkpointStatus)
         if options.durability == .groupCommit {
             logbook.startGroupCommit(delayNanoseconds: options.groupCommitDelayNanoseconds)
         }
@@ -166,6 +176,7 @@ public final class Logbook: @unchecked Sendable {
     /// Syncs and closes the log. The instance refuses work afterwards.
     public func close() throws(LogbookError) {
         committer?.stop()
+        if checkpointsOnClose && failure == nil { try checkpointViews() }
         try locked { () throws(LogbookError) in
             do throws(StorageError) { try log.close() } catch { throw fail(error) }
             if failure == nil {

@@ -15,6 +15,10 @@ public struct LogbookOptions: Sendable {
     public var groupCommitDelayNanoseconds: UInt64 = 0
     /// Views to rebuild at open and maintain with every accepted change.
     public var views: [any MaterializedView] = []
+    /// Save each `CheckpointableView`'s state when the Logbook closes and, on open, restore
+    /// it and replay only the later changes into it (a checkpoint that does not prove itself
+    /// is discarded; see `CheckpointableView`). Off by default: it writes files beside the log.
+    public var viewCheckpoints = false
     /// Called during the replay at open with (bytes read, bytes total).
     public var replayProgress: (@Sendable (Int64, Int64) -> Void)? = nil
 

@@ -43,6 +43,8 @@ func openLogbook(
     var options = LogbookOptions()
     options.durability = durability
     options.views = views
+    // Query commands save their views on close, so the next query replays only the tail.
+    options.viewCheckpoints = !views.isEmpty
     if progress && ProgressBar.isTerminal {
         let bar = ProgressBar(label: "replay")
         options.replayProgress = { done, total in bar.update(done, of: total) }

@@ -4,8 +4,11 @@ import LogbookStorage
 /// Rebuilds a CRDT from its log: each batch is read, checked and decoded once, its changes
 /// restored in log order with their stored local versions.
 enum Replayer {
+    /// Views are applied the changes at offsets from their `start` on (0 for a full
+    /// rebuild; a restored checkpoint's offset otherwise); the caller resets or restores them.
     static func replay(
-        _ log: Log, into crdt: CRDT<String, String, Value>, views: [any MaterializedView] = [],
+        _ log: Log, into crdt: CRDT<String, String, Value>,
+        views: [(view: any MaterializedView, start: UInt64)] = [],
         progress: (@Sendable (Int64, Int64) -> Void)?
     ) throws(LogbookError) -> ReplayStatistics {
         let started = ContinuousClock.now
@@ -13,7 +16,6 @@ enum Replayer {
         let total = log.sizeBytes
         var changes: [Change<String, String, Value>] = []
         var offsets: [UInt64] = []
-        for view in views { view.reset() }
         var scratch = Change<String, String, Value>(
             recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
             localDbVersion: 0)
@@ -37,8 +39,10 @@ enum Replayer {
                     }
                 }
                 crdt.restore(changes)
-                for view in views {
-                    for (change, offset) in zip(changes, offsets) { view.apply(change, at: offset) }
+                for (view, start) in views where start < header.nextOffset {
+                    for (change, offset) in zip(changes, offsets) where offset >= start {
+                        view.apply(change, at: offset)
+                    }
                 }
                 statistics.batches += 1
                 statistics.records += Int(header.recordCount)

@@ -15,8 +15,8 @@ public final class BridgeStatsView: MaterializedView, @unchecked Sendable {
     public static let recordPrefix = "bridge_event/"
     /// The view's name, or the bridge's.
     public let name = "bridge-stats"
-    private let lock = NSLock()
-    private var fields: [String: [String: Value]] = [:]
+    let lock = NSLock()
+    var fields: [String: [String: Value]] = [:]
 
     /// An empty view; register it in `LogbookOptions.views`.
     public init() {}

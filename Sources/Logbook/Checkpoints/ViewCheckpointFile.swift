@@ -1,0 +1,108 @@
+import LogbookStorage
+
+/// A view's checkpoint on disk: `view-<name>.checkpoint` beside the segments.
+///
+/// Little-endian: magic `LBVC`, format 1 (UInt32), the offset the state covers (UInt64: every
+/// change below it is applied), the anchor (UInt32: the CRC32C of the log batch holding
+/// offset − 1, 0 at offset 0), the view's digest (two UInt64), the state's length (UInt64)
+/// and CRC32C (UInt32), then the state. Written to a temporary file, synced and renamed, so
+/// a crash leaves the old checkpoint or the new one.
+struct ViewCheckpointFile {
+    static let magic: [UInt8] = Array("LBVC".utf8)
+    static let formatVersion: UInt32 = 1
+    static let headerSize = 4 + 4 + 8 + 4 + 16 + 8 + 4
+
+    var offset: UInt64
+    var anchor: UInt32
+    var digest: StateDigest
+    var state: [UInt8]
+
+    /// The file's path for a view (names are made file-safe).
+    static func path(directory: String, view name: String) -> String {
+        let safe = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })
+        return directory + "/view-" + safe + ".checkpoint"
+    }
+
+    func encoded() -> [UInt8] {
+        var bytes = Self.magic
+        func put<T: FixedWidthInteger>(_ number: T) {
+            withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        put(Self.formatVersion)
+        put(offset)
+        put(anchor)
+        put(digest.high)
+        put(digest.low)
+        put(UInt64(state.count))
+        put(state.withUnsafeBytes { CRC32C.checksum($0) })
+        bytes.append(contentsOf: state)
+        return bytes
+    }
+
+    /// Parses a file's bytes, or says why they are not a checkpoint.
+    static func decode(_ bytes: [UInt8]) -> Result<ViewCheckpointFile, CheckpointRejection> {
+        guard bytes.count >= headerSize, Array(bytes[0..<4]) == magic else {
+            return .failure(.init("not a view checkpoint (bad magic or short header)"))
+        }
+        var position = 4
+        func take<T: FixedWidthInteger>(_: T.Type) -> T {
+            var value: T = 0
+            withUnsafeMutableBytes(of: &value) { target in
+                for index in 0..<MemoryLayout<T>.size { target[index] = bytes[position + index] }
+            }
+            position += MemoryLayout<T>.size
+            return T(littleEndian: value)
+        }
+        let version = take(UInt32.self)
+        guard version == formatVersion else {
+            return .failure(.init("checkpoint format \(version), expected \(formatVersion)"))
+        }
+        let offset = take(UInt64.self)
+        let anchor = take(UInt32.self)
+        let digest = StateDigest(high: take(UInt64.self), low: take(UInt64.self))
+        let length = take(UInt64.self)
+        let crc = take(UInt32.self)
+        guard length == UInt64(bytes.count - headerSize) else {
+            return .failure(.init("state length \(length), file holds \(bytes.count - headerSize)"))
+        }
+        let state = Array(bytes[headerSize...])
+        guard state.withUnsafeBytes({ CRC32C.checksum($0) }) == crc else {
+            return .failure(.init("state checksum mismatch"))
+        }
+        return .success(
+            ViewCheckpointFile(offset: offset, anchor: anchor, digest: digest, state: state))
+    }
+
+    /// Reads the file at `path`; nil when there is none.
+    static func read(_ path: String, fileSystem: any FileSystem) -> Result<
+        ViewCheckpointFile, CheckpointRejection
+    >? {
+        guard fileSystem.exists(path) else { return nil }
+        do {
+            let file = try fileSystem.open(path, mode: .read)
+            defer { try? file.close() }
+            let bytes = try file.read(at: 0, count: Int(try file.size()))
+            return decode(bytes)
+        } catch {
+            return .failure(.init("unreadable: \(error)"))
+        }
+    }
+
+    /// Writes durably: a temporary file, synced, renamed over the old one.
+    func write(_ path: String, directory: String, fileSystem: any FileSystem) throws(StorageError) {
+        let temporary = path + SegmentFileName.temporarySuffix
+        if fileSystem.exists(temporary) { try fileSystem.removeFile(temporary) }
+        let file = try fileSystem.open(temporary, mode: .createNew)
+        try file.write(encoded(), at: 0)
+        try file.sync()
+        try file.close()
+        try fileSystem.rename(temporary, to: path)
+        try fileSystem.syncDirectory(directory)
+    }
+}
+
+/// Why a checkpoint was not used.
+struct CheckpointRejection: Error {
+    var reason: String
+    init(_ reason: String) { self.reason = reason }
+}
