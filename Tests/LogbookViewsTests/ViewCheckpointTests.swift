@@ -174,35 +174,30 @@ final class CountingView: CheckpointableView, @unchecked Sendable {
             try await Self.write(count, seed: seed, to: logbook)
             try logbook.close()
         }
-        let name = "view-graph.checkpoint"
         // The long log's checkpoint in the short log: ahead of it.
-        try FileManager.default.removeItem(atPath: short.appending(name))
-        try FileManager.default.copyItem(
-            atPath: long.appending(name), toPath: short.appending(name))
-        let views = Self.views()
-        let reopened = try Logbook.open(directory: short.path, options: Self.options(views))
-        guard case .discarded(let reason)? = reopened.viewCheckpointStatus["graph"] else {
-            Issue.record("expected the graph checkpoint to be discarded")
-            return
-        }
-        #expect(reason.contains("the log ends at"))
-        try reopened.close()
-        #expect(views.map { $0.digest() } == (try Self.fullRebuildDigests(short.path)))
-
+        try expectDiscarded(copying: long, into: short, because: "the log ends at")
         // Another log of another history: its batch at that offset differs.
-        try FileManager.default.removeItem(atPath: other.appending(name))
+        try expectDiscarded(copying: long, into: other, because: "not the one it was taken against")
+    }
+
+    /// Puts `source`'s graph checkpoint into `target`, reopens, and checks it is discarded
+    /// for `reason` and the rebuilt views equal a full rebuild.
+    private func expectDiscarded(
+        copying source: TemporaryDirectory, into target: TemporaryDirectory, because reason: String
+    ) throws {
+        let name = "view-graph.checkpoint"
+        try FileManager.default.removeItem(atPath: target.appending(name))
         try FileManager.default.copyItem(
-            atPath: long.appending(name), toPath: other.appending(name))
-        let otherViews = Self.views()
-        let otherLogbook = try Logbook.open(
-            directory: other.path, options: Self.options(otherViews))
-        guard case .discarded(let otherReason)? = otherLogbook.viewCheckpointStatus["graph"] else {
+            atPath: source.appending(name), toPath: target.appending(name))
+        let views = Self.views()
+        let reopened = try Logbook.open(directory: target.path, options: Self.options(views))
+        guard case .discarded(let found)? = reopened.viewCheckpointStatus["graph"] else {
             Issue.record("expected the copied checkpoint to be discarded")
             return
         }
-        #expect(otherReason.contains("not the one it was taken against"))
-        try otherLogbook.close()
-        #expect(otherViews.map { $0.digest() } == (try Self.fullRebuildDigests(other.path)))
+        #expect(found.contains(reason), "\(found)")
+        try reopened.close()
+        #expect(views.map { $0.digest() } == (try Self.fullRebuildDigests(target.path)))
     }
 
     @Test func afterCompactionReopenedViewsStillEqualAFullRebuild() async throws {

@@ -171,21 +171,23 @@ public final class GraphIndex: MaterializedView, @unchecked Sendable {
 
     /// Edges leaving `id` in insertion order, optionally of the given types.
     func edges(from id: String, types: Set<String>?) -> [(to: String, type: String, id: String)] {
-        (outgoing[id] ?? []).compactMap { relationshipId in
-            guard let edge = relationships[relationshipId]?.edge,
-                types.map({ $0.contains(edge.type) }) ?? true
-            else { return nil }
-            return (edge.to, edge.type, relationshipId)
-        }
+        complete(outgoing[id], types).map { ($0.edge.to, $0.edge.type, $0.id) }
     }
 
     /// Edges arriving at `id` in insertion order, optionally of the given types.
     func edges(to id: String, types: Set<String>?) -> [(from: String, type: String, id: String)] {
-        (incoming[id] ?? []).compactMap { relationshipId in
+        complete(incoming[id], types).map { ($0.edge.from, $0.edge.type, $0.id) }
+    }
+
+    /// The complete edges among `relationshipIds`, of `types` when given.
+    private func complete(_ relationshipIds: [String]?, _ types: Set<String>?)
+        -> [(id: String, edge: (from: String, to: String, type: String))]
+    {
+        (relationshipIds ?? []).compactMap { relationshipId in
             guard let edge = relationships[relationshipId]?.edge,
                 types.map({ $0.contains(edge.type) }) ?? true
             else { return nil }
-            return (edge.from, edge.type, relationshipId)
+            return (relationshipId, edge)
         }
     }
 
