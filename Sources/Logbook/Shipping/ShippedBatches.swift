@@ -1,0 +1,153 @@
+import LogbookCRDT
+import LogbookStorage
+
+/// Stored batches read for a peer, exactly as they are on disk (no decode, no re-encode).
+public struct ShippedBatches: Sendable {
+    /// The batches, concatenated: each a 64-byte header in an LZ4 skippable frame and an LZ4
+    /// frame (docs/format/segment.md).
+    public var bytes: [UInt8]
+    /// How many batches `bytes` holds.
+    public var batchCount: Int
+    /// Where the next pull starts: just past the last batch shipped (the request's offset
+    /// when nothing was).
+    public var nextOffset: UInt64
+    /// The sender's high watermark: every offset below it is durable there.
+    public var durableOffset: UInt64
+    /// The sender's first offset; pulls from below it need a snapshot.
+    public var startOffset: UInt64
+}
+
+/// Why shipped bytes were refused: which batch, at which byte, and what was wrong.
+public struct ShippingFormatError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The byte position in the shipped body.
+    public var position: Int
+    /// What was wrong.
+    public var reason: String
+
+    /// A one-line explanation.
+    public var description: String { "shipped batches, byte \(position): \(reason)" }
+}
+
+/// Checks and decodes shipped batches before anything is merged: every header's structure,
+/// every CRC, decompression, record framing, offsets rising from `from` on; any failure
+/// refuses the whole body.
+public enum ShippedBatchReader {
+    /// The changes in `bytes`, in log order, with the offset after the last batch.
+    public static func changes(in bytes: [UInt8], from offset: UInt64) throws(ShippingFormatError)
+        -> (changes: [Change<String, String, Value>], nextOffset: UInt64)
+    {
+        var changes: [Change<String, String, Value>] = []
+        var position = 0
+        var expectedAtLeast = offset
+        var raw: [UInt8] = []
+        var scratch = Change<String, String, Value>(
+            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
+            localDbVersion: 0)
+        var failure: ShippingFormatError?
+        bytes.withUnsafeBytes { body in
+            while position < body.count, failure == nil {
+                let rest = UnsafeRawBufferPointer(rebasing: body[position...])
+                let header: BatchHeader
+                switch BatchHeader.decode(rest) {
+                case .failure(let reason):
+                    failure = ShippingFormatError(
+                        position: position, reason: "bad batch header: \(reason)")
+                    return
+                case .success(let decoded): header = decoded
+                }
+                guard header.totalSize <= rest.count else {
+                    failure = ShippingFormatError(
+                        position: position, reason: "batch runs past the body")
+                    return
+                }
+                // The first batch may start before `offset` (a pull from inside a batch);
+                // every later one must start where the previous ended or after.
+                let follows =
+                    position == 0
+                    ? header.nextOffset > offset : header.baseOffset >= expectedAtLeast
+                guard follows else {
+                    failure = ShippingFormatError(
+                        position: position,
+                        reason:
+                            "batch at offset \(header.baseOffset) does not follow \(expectedAtLeast)"
+                    )
+                    return
+                }
+                let payload = UnsafeRawBufferPointer(
+                    rebasing: rest[BatchHeader.size..<header.totalSize])
+                if let reason = BatchDecoder.unpack(
+                    header: header, storedPayload: payload, into: &raw)
+                {
+                    failure = ShippingFormatError(position: position, reason: reason)
+                    return
+                }
+                raw.withUnsafeBytes { records in
+                    _ = BatchDecoder.forEachRecord(records) { delta, record in
+                        switch ChangeRecordCodec.decode(record, into: &scratch) {
+                        case .change: changes.append(scratch)
+                        case .clock: break
+                        case .failure(let reason):
+                            failure = ShippingFormatError(
+                                position: position,
+                                reason: "record at offset \(header.baseOffset + delta): \(reason)")
+                            return false
+                        }
+                        return true
+                    }
+                }
+                expectedAtLeast = header.nextOffset
+                position += header.totalSize
+            }
+        }
+        if let failure { throw failure }
+        return (changes, expectedAtLeast)
+    }
+}
+
+extension Logbook {
+    /// Reads stored batches from `offset` on, up to `maxBytes` (at least one batch when there
+    /// is one), only below the durable high watermark: a peer never receives what a crash
+    /// here could still take back. Throws `.snapshotRequired` below the log start.
+    public func storedBatches(from offset: UInt64, maxBytes: Int) throws(LogbookError)
+        -> ShippedBatches
+    {
+        let (cursor, durable, start) = try locked {
+            () throws(LogbookError) -> (LogCursor?, UInt64, UInt64) in
+            let durable = log.durableOffset
+            let start = log.startOffset
+            guard offset >= start else { return (nil, durable, start) }
+            guard offset < durable else { return (nil, durable, start) }
+            do throws(StorageError) {
+                let cursor = try log.makeCursor(from: offset) { [unowned self] resume in
+                    self.locked { self.log.spans(from: resume) }
+                }
+                return (cursor, durable, start)
+            } catch {
+                throw LogbookError(error)
+            }
+        }
+        if offset < start {
+            throw LogbookError(
+                .snapshotRequired, "offset \(offset) is below the log start \(start)",
+                path: directory, logOffset: offset)
+        }
+        var shipped = ShippedBatches(
+            bytes: [], batchCount: 0, nextOffset: offset, durableOffset: durable,
+            startOffset: start)
+        guard let cursor else { return shipped }
+        do throws(StorageError) {
+            while try cursor.next(), let header = cursor.header {
+                guard header.nextOffset <= durable else { break }
+                if shipped.batchCount > 0 && shipped.bytes.count + header.totalSize > maxBytes {
+                    break
+                }
+                shipped.bytes += try cursor.storedBytes()
+                shipped.batchCount += 1
+                shipped.nextOffset = header.nextOffset
+            }
+        } catch {
+            throw LogbookError(error)
+        }
+        return shipped
+    }
+}
