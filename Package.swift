@@ -19,10 +19,16 @@ let package = Package(
         .library(name: "Logbook", targets: ["Logbook"]),
         .library(name: "LogbookTesting", targets: ["LogbookTesting"]),
         .library(name: "LogbookViews", targets: ["LogbookViews"]),
+        .library(name: "LogbookShipping", targets: ["LogbookShipping"]),
         .executable(name: "logbook", targets: ["logbook"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Shipping only: the core targets never see HTTP.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -50,11 +56,22 @@ let package = Package(
             name: "LogbookTesting",
             dependencies: ["LogbookStorage", "LogbookCRDT", "Logbook", "LogbookViews"],
             swiftSettings: strictSettings),
+        .target(
+            name: "LogbookShipping",
+            dependencies: [
+                "Logbook", "LogbookCRDT", "LogbookStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings),
         .executableTarget(
             name: "logbook",
             dependencies: [
                 "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookTesting", "LogbookViews",
-                "CSQLite",
+                "LogbookShipping", "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -76,6 +93,16 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookStorageTests", dependencies: ["LogbookStorage", "LogbookTesting"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookShippingTests",
+            dependencies: [
+                "LogbookShipping", "Logbook", "LogbookCRDT", "LogbookTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "CCRC32CTests", dependencies: ["CCRC32C", "LogbookTesting"],

@@ -21,7 +21,7 @@ struct LogbookCommand: AsyncParsableCommand {
             AppendCommand.self,
             ExportCommand.self, InspectCommand.self, CompactCommand.self, ImportCommand.self,
             GenerateCommand.self, GraphCommand.self, SearchCommand.self, BridgesCommand.self,
-            VerifyCommand.self,
+            VerifyCommand.self, ServeCommand.self, SyncCommand.self,
             ReplayCommand.self,
             BenchCommand.self, CrashWriterCommand.self,
         ]

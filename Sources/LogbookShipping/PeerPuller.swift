@@ -1,0 +1,120 @@
+import AsyncHTTPClient
+import Foundation
+import Logbook
+import LogbookCRDT
+import NIOCore
+import NIOHTTP1
+
+/// Pulls a peer's log into a Logbook: from the durable cursor for that peer, batch bytes
+/// verbatim, each body checked whole before its changes are merged, the cursor saved after
+/// the merge, an acknowledgement sent back. A crash or a dropped connection at any point
+/// loses nothing: the next pull starts from the last saved cursor, and merging the same
+/// changes again changes nothing.
+public struct PeerPuller: Sendable {
+    /// Why a pull failed.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        /// What went wrong.
+        public var message: String
+        /// A one-line explanation.
+        public var description: String { message }
+    }
+
+    /// What one catch-up did.
+    public struct Report: Sendable, Equatable {
+        /// Requests answered with batches.
+        public var pulls = 0
+        /// Stored bytes received.
+        public var bytes = 0
+        /// Changes received and changes the CRDT accepted.
+        public var received = 0
+        /// Changes the CRDT accepted (the rest it had already).
+        public var accepted = 0
+        /// The peer's durable high watermark at the last answer.
+        public var peerDurableOffset: UInt64 = 0
+        /// The cursor after the catch-up.
+        public var cursor: UInt64 = 0
+    }
+
+    let logbook: Logbook
+    let peer: String
+    let token: String
+    let ledger: PeerLedger
+    let client: HTTPClient
+    /// The largest body asked for in one pull.
+    public var bytesPerPull = 4 << 20
+
+    /// A puller from the node at `peer` (e.g. `http://127.0.0.1:7000`) into `logbook`.
+    public init(
+        logbook: Logbook, peer: String, token: String, ledger: PeerLedger,
+        client: HTTPClient = .shared
+    ) {
+        self.logbook = logbook
+        self.peer = peer.hasSuffix("/") ? String(peer.dropLast()) : peer
+        self.token = token
+        self.ledger = ledger
+        self.client = client
+    }
+
+    /// Pulls until the cursor reaches the peer's durable high watermark.
+    public func catchUp() async throws -> Report {
+        var report = Report()
+        var cursor = ledger.cursor(for: peer)
+        while true {
+            var request = HTTPClientRequest(
+                url: "\(peer)/log?from=\(cursor)&max_bytes=\(bytesPerPull)")
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            let response = try await client.execute(request, timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: bytesPerPull + (1 << 20))
+            guard response.status == .ok else {
+                let reason = String(buffer: body)
+                throw Failure(message: "\(peer): \(response.status.code) \(reason)")
+            }
+            func header(_ name: String) -> UInt64? {
+                response.headers.first(name: name).flatMap(UInt64.init)
+            }
+            guard let durable = header(ShippingHeaders.durableOffset),
+                let next = header(ShippingHeaders.nextOffset)
+            else {
+                throw Failure(message: "\(peer): the answer lacks the Logbook offset headers")
+            }
+            report.peerDurableOffset = durable
+            let bytes = Array(body.readableBytesView)
+            if bytes.isEmpty {
+                report.cursor = cursor
+                return report
+            }
+            let (changes, end) = try ShippedBatchReader.changes(in: bytes, from: cursor)
+            guard end == next else {
+                throw Failure(message: "\(peer): batches end at \(end), the header says \(next)")
+            }
+            let accepted = try await logbook.merge(changes)
+            try logbook.sync()  // what we merged is durable before the cursor moves past it
+            try ledger.setCursor(end, for: peer, nodeId: header(ShippingHeaders.nodeId))
+            report.pulls += 1
+            report.bytes += bytes.count
+            report.received += changes.count
+            report.accepted += accepted.count
+            cursor = end
+            try await acknowledge(end)
+            if cursor >= durable {
+                report.cursor = cursor
+                return report
+            }
+        }
+    }
+
+    /// Tells the peer we have merged its log below `offset`.
+    private func acknowledge(_ offset: UInt64) async throws {
+        var request = HTTPClientRequest(url: "\(peer)/ack")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(
+            ByteBuffer(string: #"{"node": \#(logbook.nodeId), "offset": \#(offset)}"#))
+        let response = try await client.execute(request, timeout: .seconds(10))
+        _ = try await response.body.collect(upTo: 1 << 16)
+        guard response.status == .noContent else {
+            throw Failure(message: "\(peer): acknowledgement refused with \(response.status.code)")
+        }
+    }
+}

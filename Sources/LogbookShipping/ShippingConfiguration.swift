@@ -1,0 +1,37 @@
+/// How a node serves its log and talks to peers.
+public struct ShippingConfiguration: Sendable {
+    /// The bearer token every request must carry (compared in constant time).
+    public var token: String
+    /// The address to listen on.
+    public var host = "127.0.0.1"
+    /// The port (0: any free port; the running server reports the one it got).
+    public var port = 0
+    /// The largest request body accepted (`POST /changes`, `POST /ack`); larger gets 413.
+    public var requestBytesMax = 16 << 20
+    /// The largest `/log` response; a pull's `max_bytes` is clamped to it.
+    public var responseBytesMax = 8 << 20
+    /// The largest number of changes `GET /changes` and `GET /snapshot` return in one body.
+    public var changesPerResponseMax = 1_000_000
+
+    /// A configuration with `token` and the defaults above.
+    public init(token: String) {
+        self.token = token
+    }
+}
+
+/// Checks a request's `Authorization: Bearer <token>` header without leaking, through
+/// timing, how much of the token matched.
+enum BearerToken {
+    static func matches(_ header: String?, token: String) -> Bool {
+        guard let header, header.hasPrefix("Bearer ") else { return false }
+        let given = Array(header.utf8.dropFirst("Bearer ".utf8.count))
+        let expected = Array(token.utf8)
+        var difference = UInt8(given.count == expected.count ? 0 : 1)
+        for index in 0..<max(given.count, expected.count) {
+            let left = index < given.count ? given[index] : 0
+            let right = index < expected.count ? expected[index] : 0
+            difference |= left ^ right
+        }
+        return difference == 0 && !expected.isEmpty
+    }
+}

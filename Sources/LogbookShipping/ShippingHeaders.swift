@@ -1,0 +1,15 @@
+/// The HTTP headers a Logbook node's log responses carry.
+public enum ShippingHeaders {
+    /// The sender's node id.
+    public static let nodeId = "Logbook-Node-Id"
+    /// The sender's durable high watermark: every offset below it is durable there.
+    public static let durableOffset = "Logbook-Durable-Offset"
+    /// The sender's first offset; pulls from below it need a snapshot.
+    public static let startOffset = "Logbook-Start-Offset"
+    /// Where the receiver's next pull starts.
+    public static let nextOffset = "Logbook-Next-Offset"
+    /// How many batches the body holds.
+    public static let batchCount = "Logbook-Batch-Count"
+    /// The acknowledging node's id, on `POST /ack`.
+    public static let peerId = "Logbook-Peer-Id"
+}

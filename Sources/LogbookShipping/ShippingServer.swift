@@ -1,0 +1,206 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logbook
+import LogbookCRDT
+import NIOCore
+
+/// Serves a Logbook to its peers over HTTP (Hummingbird).
+///
+/// - `GET /log?from=OFFSET&max_bytes=N`: stored batches verbatim, from the batch holding
+///   OFFSET, below the durable high watermark, at most N bytes (at least one batch); headers
+///   `Logbook-Node-Id`, `Logbook-Durable-Offset`, `Logbook-Start-Offset`,
+///   `Logbook-Next-Offset`, `Logbook-Batch-Count`. Below the log start: 410 "snapshot
+///   required".
+/// - `GET /snapshot`: the live state as crdt-lite JSON (`getChangesSince(0)`).
+/// - `POST /ack` with `{"node": ID, "offset": N}`: the peer has merged our log below N.
+/// - `GET /changes?since=V[&format=rust|swift]`, `POST /changes`: crdt-lite JSON changes
+///   (an array or JSON lines), `getChangesSince` and `mergeChanges` semantics.
+/// - `GET /`: a status page; `GET /metrics`: Prometheus text.
+///
+/// Every request needs `Authorization: Bearer <token>`; bodies and responses are bounded;
+/// a malformed body gets a 4xx with the reason and changes nothing.
+public struct ShippingServer: Sendable {
+    let logbook: Logbook
+    let configuration: ShippingConfiguration
+    let ledger: PeerLedger
+    let metrics = ShippingMetrics()
+
+    /// A server for `logbook`, recording acknowledgements in `ledger`.
+    public init(logbook: Logbook, configuration: ShippingConfiguration, ledger: PeerLedger) {
+        self.logbook = logbook
+        self.configuration = configuration
+        self.ledger = ledger
+    }
+
+    /// The Hummingbird application; `onRunning` receives the port it listens on.
+    public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol
+    {
+        let router = Router()
+        router.add(middleware: TokenMiddleware(token: configuration.token, metrics: metrics))
+        router.get("log") { request, _ in try self.log(request) }
+        router.get("snapshot") { request, _ in try self.snapshot(request) }
+        router.post("ack") { request, _ in try await self.acknowledge(request) }
+        router.get("changes") { request, _ in try self.changes(request) }
+        router.post("changes") { request, _ in try await self.mergeChanges(request) }
+        router.get("metrics") { _, _ in self.metricsText() }
+        router.get("/") { _, _ in self.statusPage() }
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) })
+    }
+
+    private func log(_ request: Request) throws -> Response {
+        let query = request.uri.queryParameters
+        guard let from = query.get("from", as: UInt64.self) else {
+            throw HTTPError(.badRequest, message: "from must be an offset (an unsigned integer)")
+        }
+        let asked = query.get("max_bytes", as: Int.self) ?? configuration.responseBytesMax
+        guard asked > 0 else { throw HTTPError(.badRequest, message: "max_bytes must be positive") }
+        let shipped: ShippedBatches
+        do {
+            shipped = try logbook.storedBatches(
+                from: from, maxBytes: min(asked, configuration.responseBytesMax))
+        } catch  where error.code == .snapshotRequired {
+            throw HTTPError(.gone, message: "snapshot required: \(error.message)")
+        } catch {
+            throw HTTPError(.internalServerError, message: "\(error)")
+        }
+        metrics.shipped(bytes: shipped.bytes.count, batches: shipped.batchCount)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/octet-stream"
+        headers[field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
+        headers[field(ShippingHeaders.durableOffset)] = String(shipped.durableOffset)
+        headers[field(ShippingHeaders.startOffset)] = String(shipped.startOffset)
+        headers[field(ShippingHeaders.nextOffset)] = String(shipped.nextOffset)
+        headers[field(ShippingHeaders.batchCount)] = String(shipped.batchCount)
+        return Response(
+            status: .ok, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: shipped.bytes)))
+    }
+
+    private func snapshot(_ request: Request) throws -> Response {
+        try jsonChanges(logbook.getChangesSince(0), request)
+    }
+
+    private func changes(_ request: Request) throws -> Response {
+        guard let since = request.uri.queryParameters.get("since", as: UInt64.self) else {
+            throw HTTPError(.badRequest, message: "since must be a version (an unsigned integer)")
+        }
+        return try jsonChanges(logbook.getChangesSince(since), request)
+    }
+
+    private func jsonChanges(_ changes: [Change<String, String, Value>], _ request: Request) throws
+        -> Response
+    {
+        guard changes.count <= configuration.changesPerResponseMax else {
+            throw HTTPError(
+                .contentTooLarge,
+                message: "\(changes.count) changes exceed \(configuration.changesPerResponseMax)")
+        }
+        let formatName = request.uri.queryParameters.get("format") ?? "rust"
+        guard let format = ChangeJSONFormat(rawValue: formatName) else {
+            throw HTTPError(.badRequest, message: "format must be rust or swift")
+        }
+        var body = Data("[".utf8)
+        for (index, change) in changes.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            do { body.append(try ChangeJSON.encode(change, format: format)) } catch {
+                throw HTTPError(.internalServerError, message: "\(error)")
+            }
+        }
+        body.append(UInt8(ascii: "]"))
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(
+            status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    private func mergeChanges(_ request: Request) async throws -> Response {
+        let data = try await body(of: request)
+        let changes: [Change<String, String, Value>]
+        do {
+            if data.first(where: { !$0.isWhitespace }) == UInt8(ascii: "[") {
+                changes = try JSONDecoder().decode([Change<String, String, Value>].self, from: data)
+            } else {
+                changes = try ChangeJSON.decodeLines(data)
+            }
+        } catch {
+            metrics.refused()
+            throw HTTPError(.badRequest, message: "not crdt-lite JSON changes: \(error)")
+        }
+        let accepted: [Change<String, String, Value>]
+        do { accepted = try await logbook.merge(changes) } catch {
+            throw HTTPError(.internalServerError, message: "\(error)")
+        }
+        metrics.merged(accepted.count)
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(
+                byteBuffer: ByteBuffer(
+                    string: #"{"received": \#(changes.count), "accepted": \#(accepted.count)}"#)))
+    }
+
+    private func acknowledge(_ request: Request) async throws -> Response {
+        struct Ack: Decodable {
+            var node: UInt64
+            var offset: UInt64
+        }
+        let ack: Ack
+        do { ack = try JSONDecoder().decode(Ack.self, from: try await body(of: request)) } catch let
+            error as HTTPError
+        {
+            throw error
+        } catch {
+            metrics.refused()
+            throw HTTPError(.badRequest, message: #"expected {"node": ID, "offset": N}: \#(error)"#)
+        }
+        do { try ledger.acknowledge(ack.offset, by: "node-\(ack.node)", nodeId: ack.node) } catch {
+            throw HTTPError(.internalServerError, message: "\(error)")
+        }
+        return Response(status: .noContent)
+    }
+
+    /// The request body, refused past `requestBytesMax`.
+    private func body(of request: Request) async throws -> Data {
+        do {
+            let buffer = try await request.body.collect(upTo: configuration.requestBytesMax)
+            return Data(buffer.readableBytesView)
+        } catch {
+            metrics.refused()
+            throw HTTPError(
+                .contentTooLarge,
+                message: "request body over \(configuration.requestBytesMax) bytes")
+        }
+    }
+
+    private func field(_ name: String) -> HTTPField.Name {
+        HTTPField.Name(name) ?? .contentType  // the names are constants known to be valid
+    }
+}
+
+extension UInt8 {
+    fileprivate var isWhitespace: Bool {
+        self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09
+    }
+}
+
+/// Refuses every request without the node's bearer token (401).
+struct TokenMiddleware<Context: RequestContext>: RouterMiddleware {
+    let token: String
+    let metrics: ShippingMetrics
+
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard BearerToken.matches(request.headers[.authorization], token: token) else {
+            metrics.refused()
+            throw HTTPError(.unauthorized, message: "a valid bearer token is required")
+        }
+        metrics.request()
+        return try await next(request, context)
+    }
+}

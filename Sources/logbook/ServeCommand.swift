@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import Logbook
+import LogbookShipping
+
+/// `logbook serve DIR --port P --token T [--peer URL ...]`: a node that serves its log and
+/// pulls from its peers until interrupted.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve this Logbook to peers over HTTP and pull from peers continuously.",
+        discussion: """
+            Endpoints (every request needs Authorization: Bearer TOKEN): GET /log?from=OFFSET \\
+            (stored batches verbatim, below the durable high watermark), GET /snapshot, POST \\
+            /ack, GET /changes?since=V and POST /changes (crdt-lite JSON), GET / (status \\
+            page), GET /metrics (Prometheus). Each --peer is pulled from its saved cursor \\
+            (peers.json beside the log), again every --interval milliseconds, backing off up \\
+            to 5 s after failures. Writes are group-committed, so what is served is durable.
+            """)
+
+    @OptionGroup var target: DirectoryArgument
+    @Option(help: "The port to listen on (0: any free port, printed at start).")
+    var port = 7000
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+    @Option(help: "The bearer token peers must send (and that this node sends to --peer).")
+    var token: String
+    @Option(help: "A peer to pull from, e.g. http://127.0.0.1:7001 (repeatable).")
+    var peer: [String] = []
+    @Option(help: "Milliseconds between catch-ups with each peer.")
+    var interval = 200
+
+    func validate() throws {
+        guard !token.isEmpty else { throw ValidationError("--token must not be empty") }
+        guard (0...65535).contains(port), interval > 0 else {
+            throw ValidationError("--port must be 0...65535 and --interval positive")
+        }
+    }
+
+    func run() async throws {
+        let logbook = try openLogbook(target.directory, durability: .groupCommit)
+        let ledger: PeerLedger
+        do { ledger = try PeerLedger(directory: target.directory) } catch {
+            throw exitWithError(error)
+        }
+        var configuration = ShippingConfiguration(token: token)
+        configuration.host = host
+        configuration.port = port
+        let application = ShippingServer(
+            logbook: logbook, configuration: configuration, ledger: ledger
+        ).application { port in
+            printNow("node \(logbook.nodeId) serving \(target.directory) on http://\(host):\(port)")
+        }
+        let peers = peer
+        let token = token
+        let interval = interval
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await application.runService() }
+            for url in peers {
+                group.addTask {
+                    let puller = PeerPuller(
+                        logbook: logbook, peer: url, token: token, ledger: ledger)
+                    await puller.run(interval: .milliseconds(interval)) { outcome in
+                        switch outcome {
+                        case .success(let report) where report.accepted > 0:
+                            printNow(
+                                "pulled \(report.received) changes from \(url), accepted \(report.accepted); cursor \(report.cursor)"
+                            )
+                        case .failure(let error):
+                            var standardError = StandardError()
+                            print("pull from \(url) failed: \(error); retrying", to: &standardError)
+                        default: break
+                        }
+                    }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+        try logbook.close()
+    }
+}
+
+/// Writes a line to standard output at once (a server's log is read while it runs).
+func printNow(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,200 @@
+import AsyncHTTPClient
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookShipping
+import LogbookTesting
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// A node for tests: a Logbook in a temporary directory, its ledger, and its server on a
+/// loopback port.
+final class TestNode: @unchecked Sendable {
+    // @unchecked: set up once, then used from one test task.
+    let directory = TemporaryDirectory()
+    let logbook: Logbook
+    let ledger: PeerLedger
+    let token = "secret-token"
+    var port = 0
+    private var server: Task<Void, any Error>?
+
+    init(node: NodeId) throws {
+        logbook = try Logbook.open(directory: directory.path, nodeId: node)
+        ledger = try PeerLedger(directory: directory.path)
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    func start() async throws {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let application = ShippingServer(
+            logbook: logbook, configuration: ShippingConfiguration(token: token), ledger: ledger
+        ).application { port in continuation.yield(port) }
+        server = Task { try await application.run() }
+        for await port in ports {
+            self.port = port
+            break
+        }
+    }
+
+    func puller(from other: TestNode) -> PeerPuller {
+        PeerPuller(logbook: logbook, peer: other.url, token: other.token, ledger: ledger)
+    }
+
+    func stop() {
+        server?.cancel()
+        try? logbook.close()
+        directory.remove()
+    }
+
+    /// Sends a request with this node's token (or `token`) and returns status and body.
+    func send(
+        _ path: String, method: HTTPMethod = .GET, body: String? = nil, token: String? = nil
+    ) async throws -> (status: Int, body: String) {
+        var request = HTTPClientRequest(url: url + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(token ?? self.token)")
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let bytes = try await response.body.collect(upTo: 64 << 20)
+        return (Int(response.status.code), String(buffer: bytes))
+    }
+}
+
+// Nodes over loopback: they converge by pulling each other's stored batches, remember their
+// cursors and acknowledgements, refuse bad tokens and bad bodies without losing anything,
+// and a crdt-lite client converges through the JSON endpoints.
+@Suite(.serialized) struct ShippingTests {
+    /// Conflicting writes on every node: the same records, different values.
+    private func writeConflicts(_ nodes: [TestNode], rounds: Int, seed: UInt64) async throws {
+        var random = SeededGenerator(seed: seed)
+        for round in 0..<rounds {
+            for (index, node) in nodes.enumerated() {
+                let record = "entity/e\(Int.random(in: 0..<15, using: &random))"
+                try await node.logbook.insertOrUpdate(
+                    record,
+                    fields: [
+                        ("name", .string("n\(index)-\(round)")), ("content.v", .int(Int64(round))),
+                    ])
+                if random.chance(0.03) {
+                    try await node.logbook.deleteRecord(
+                        "entity/e\(Int.random(in: 0..<15, using: &random))")
+                }
+            }
+        }
+    }
+
+    @Test func twoNodesConvergeAndRememberCursorsAndAcks() async throws {
+        let a = try TestNode(node: 1)
+        let b = try TestNode(node: 2)
+        defer {
+            a.stop()
+            b.stop()
+        }
+        try await a.start()
+        try await b.start()
+        try await writeConflicts([a, b], rounds: 200, seed: 1)
+        var fromA = b.puller(from: a)
+        fromA.bytesPerPull = 4096  // several pulls
+        let report = try await fromA.catchUp()
+        #expect(report.pulls > 1)
+        #expect(report.accepted > 0)
+        _ = try await a.puller(from: b).catchUp()
+        #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
+        #expect(b.ledger.cursor(for: a.url) == report.cursor)
+        #expect(a.ledger.all["node-2"]?.acknowledged == report.cursor)
+        // A's log now also holds what it accepted from B: B pulls that back and accepts
+        // none of it (no ping-pong), and after that there is nothing left to pull.
+        let echo = try await fromA.catchUp()
+        #expect(echo.received > 0)
+        #expect(echo.accepted == 0)
+        #expect(try await fromA.catchUp().pulls == 0)
+        #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
+        let metrics = try await a.send("/metrics")
+        #expect(metrics.body.contains("logbook_shipped_batches_total"))
+        let status = try await a.send("/")
+        #expect(status.status == 200 && status.body.contains("Logbook node 1"))
+    }
+
+    @Test func threeNodesConvergeWhateverTheOrder() async throws {
+        let nodes = try [TestNode(node: 1), TestNode(node: 2), TestNode(node: 3)]
+        defer { for node in nodes { node.stop() } }
+        for node in nodes { try await node.start() }
+        try await writeConflicts(nodes, rounds: 120, seed: 2)
+        // A ring (1 ← 2 ← 3 ← 1), twice round: everything reaches everyone.
+        for _ in 0..<2 {
+            for (index, node) in nodes.enumerated() {
+                _ = try await node.puller(from: nodes[(index + 1) % nodes.count]).catchUp()
+            }
+        }
+        let digests = Set(nodes.map { $0.logbook.stateDigest() })
+        #expect(digests.count == 1)
+    }
+
+    @Test func aResumedPullContinuesFromTheSavedCursor() async throws {
+        let a = try TestNode(node: 1)
+        let b = try TestNode(node: 2)
+        defer {
+            a.stop()
+            b.stop()
+        }
+        try await a.start()
+        try await writeConflicts([a], rounds: 300, seed: 3)
+        // A "restart": the ledger is reopened from disk between two pullers.
+        var first = b.puller(from: a)
+        first.bytesPerPull = 2048
+        _ = try await first.catchUp()
+        let saved = b.ledger.cursor(for: a.url)
+        try await writeConflicts([a], rounds: 50, seed: 4)
+        let reopened = try PeerLedger(directory: b.directory.path)
+        #expect(reopened.cursor(for: a.url) == saved)
+        let resumed = PeerPuller(logbook: b.logbook, peer: a.url, token: a.token, ledger: reopened)
+        let report = try await resumed.catchUp()
+        #expect(report.pulls > 0)
+        #expect(report.cursor > saved)
+        #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
+    }
+
+    @Test func badTokensAndBadBodiesAreRefusedAndTheNodeKeepsServing() async throws {
+        let a = try TestNode(node: 1)
+        defer { a.stop() }
+        try await a.start()
+        try await a.logbook.insertOrUpdate("r", fields: [("a", 1)])
+        let before = a.logbook.stateDigest()
+        #expect(try await a.send("/log?from=0", token: "wrong").status == 401)
+        #expect(try await a.send("/log?from=0", token: "").status == 401)
+        #expect(try await a.send("/log?from=zero").status == 400)
+        let garbage = try await a.send("/changes", method: .POST, body: "{not json")
+        #expect(garbage.status == 400)
+        #expect(garbage.body.contains("not crdt-lite JSON"))
+        #expect(try await a.send("/ack", method: .POST, body: #"{"node": "x"}"#).status == 400)
+        let huge = String(repeating: "x", count: (16 << 20) + 1)
+        #expect(try await a.send("/changes", method: .POST, body: huge).status == 413)
+        #expect(a.logbook.stateDigest() == before)
+        let pull = try await a.send("/log?from=0")
+        #expect(pull.status == 200)
+    }
+
+    @Test func aCrdtLiteClientConvergesThroughTheJSONEndpoints() async throws {
+        let a = try TestNode(node: 1)
+        defer { a.stop() }
+        try await a.start()
+        try await writeConflicts([a], rounds: 40, seed: 5)
+        // The client: an in-memory crdt-lite replica speaking only JSON.
+        let client = CRDT<String, String, Value>(nodeId: 9)
+        let mine =
+            client.insertOrUpdate("entity/client", fields: [("name", "from the client")])
+            + client.insertOrUpdate("entity/e1", fields: [("name", "client wins?")])
+        let body = String(decoding: try JSONEncoder().encode(mine), as: UTF8.self)
+        let pushed = try await a.send("/changes", method: .POST, body: body)
+        #expect(pushed.status == 200)
+        #expect(pushed.body.contains(#""received": \#(mine.count)"#))
+        let pulled = try await a.send("/changes?since=0")
+        #expect(pulled.status == 200)
+        let changes = try JSONDecoder().decode(
+            [Change<String, String, Value>].self, from: Data(pulled.body.utf8))
+        _ = client.mergeChanges(changes)
+        #expect(StateDigest(of: client) == a.logbook.stateDigest())
+    }
+}
