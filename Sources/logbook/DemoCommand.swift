@@ -20,7 +20,9 @@ struct DemoCommand: AsyncParsableCommand {
             Part 3: The Goodies' fixture homes (../shared/fixtures, or a generated home when \
             absent) and a generated year of drawbridge openings go into DIRECTORY-views; the \
             graph, search and bridge views answer a path, a search and a summary, and a reopen \
-            rebuilds them by replay to the same digests.
+            rebuilds them by replay to the same digests. Part 4: two nodes on loopback \
+            (DIRECTORY-node1, -node2) write conflicting updates, pull each other's logs over \
+            HTTP and end with one state digest.
             """
     )
 
@@ -37,6 +39,7 @@ struct DemoCommand: AsyncParsableCommand {
         try await showDurableLog()
         do {
             try await DemoViews(directory: directory + "-views").run()
+            try await DemoShipping(directory: directory).run()
         } catch let error as ExitCode {
             throw error
         } catch let error as ValidationError {

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookShipping
+
+/// Part 4 of the demo: two nodes on loopback, each serving its log, write conflicting
+/// changes, pull from each other, and end with one state.
+struct DemoShipping {
+    let directory: String
+
+    func run() async throws {
+        print("\n== Two nodes on loopback ship their logs to each other (\(directory)-node1, -node2)")
+        let token = "demo-token"
+        var nodes: [(logbook: Logbook, ledger: PeerLedger, url: String)] = []
+        var servers: [Task<Void, any Error>] = []
+        defer { for server in servers { server.cancel() } }
+        for number in 1...2 {
+            let path = "\(directory)-node\(number)"
+            try removePrevious(path)
+            let logbook = try Logbook.open(directory: path, nodeId: NodeId(number))
+            let ledger = try PeerLedger(directory: path)
+            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+            let application = ShippingServer(
+                logbook: logbook, configuration: ShippingConfiguration(token: token), ledger: ledger
+            ).application { port in continuation.yield(port) }
+            servers.append(Task { try await application.run() })
+            var port = 0
+            for await bound in ports {
+                port = bound
+                break
+            }
+            nodes.append((logbook, ledger, "http://127.0.0.1:\(port)"))
+            print("node \(number) serves http://127.0.0.1:\(port)")
+        }
+        for (index, node) in nodes.enumerated() {
+            for number in 0..<1000 {
+                try await node.logbook.insertOrUpdate(
+                    "entity/device-\(number % 200)",
+                    fields: [("name", .string("written by node \(index + 1), round \(number)")),
+                             ("content.level", .int(Int64(number)))])
+            }
+        }
+        print(
+            "both wrote 1000 updates to the same 200 records; digests \(nodes[0].logbook.stateDigest()) and \(nodes[1].logbook.stateDigest())"
+        )
+        for (receiver, sender) in [(1, 0), (0, 1), (1, 0)] {
+            let report = try await PeerPuller(
+                logbook: nodes[receiver].logbook, peer: nodes[sender].url, token: token,
+                ledger: nodes[receiver].ledger
+            ).catchUp()
+            print(
+                "node \(receiver + 1) pulled \(report.received) changes (\(formatBytes(Int64(report.bytes))) of stored batches) from node \(sender + 1), accepted \(report.accepted)"
+            )
+        }
+        let same = nodes[0].logbook.stateDigest() == nodes[1].logbook.stateDigest()
+        print("converged: \(same ? "yes" : "NO"), digest \(nodes[0].logbook.stateDigest())")
+        for node in nodes { try node.logbook.close() }
+        if !same { throw ExitCode.failure }
+        print("next: logbook serve \(directory)-node1 --port 7000 --token T --peer http://127.0.0.1:7001")
+    }
+
+    private func removePrevious(_ path: String) throws {
+        let fileManager = FileManager.default
+        guard fileManager.fileExists(atPath: path) else { return }
+        guard fileManager.fileExists(atPath: path + "/logbook.json") else {
+            throw ValidationError("\(path) exists and is not a Logbook; choose another --directory")
+        }
+        try fileManager.removeItem(atPath: path)
+    }
+}
