@@ -14,6 +14,9 @@ extension ShippingServer {
         gauge("logbook_start_offset", "The log's first offset.", logbook.startOffset)
         gauge("logbook_segments", "Segment files.", UInt64(logbook.segmentCount))
         gauge("logbook_size_bytes", "Bytes of segments on disk.", UInt64(max(0, logbook.sizeBytes)))
+        lines.append("# HELP logbook_state_digest_info The replica's state digest, as a label.")
+        lines.append("# TYPE logbook_state_digest_info gauge")
+        lines.append("logbook_state_digest_info{digest=\"\(logbook.stateDigest())\"} 1")
         for counter in metrics.snapshot() {
             gauge(counter.name, counter.help, UInt64(counter.value), type: "counter")
         }

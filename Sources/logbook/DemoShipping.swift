@@ -10,7 +10,8 @@ struct DemoShipping {
     let directory: String
 
     func run() async throws {
-        print("\n== Two nodes on loopback ship their logs to each other (\(directory)-node1, -node2)")
+        print(
+            "\n== Two nodes on loopback ship their logs to each other (\(directory)-node1, -node2)")
         let token = "demo-token"
         var nodes: [(logbook: Logbook, ledger: PeerLedger, url: String)] = []
         var servers: [Task<Void, any Error>] = []
@@ -37,8 +38,10 @@ struct DemoShipping {
             for number in 0..<1000 {
                 try await node.logbook.insertOrUpdate(
                     "entity/device-\(number % 200)",
-                    fields: [("name", .string("written by node \(index + 1), round \(number)")),
-                             ("content.level", .int(Int64(number)))])
+                    fields: [
+                        ("name", .string("written by node \(index + 1), round \(number)")),
+                        ("content.level", .int(Int64(number))),
+                    ])
             }
         }
         print(
@@ -57,7 +60,9 @@ struct DemoShipping {
         print("converged: \(same ? "yes" : "NO"), digest \(nodes[0].logbook.stateDigest())")
         for node in nodes { try node.logbook.close() }
         if !same { throw ExitCode.failure }
-        print("next: logbook serve \(directory)-node1 --port 7000 --token T --peer http://127.0.0.1:7001")
+        print(
+            "next: logbook serve \(directory)-node1 --port 7000 --token T --peer http://127.0.0.1:7001"
+        )
     }
 
     private func removePrevious(_ path: String) throws {

@@ -1,0 +1,132 @@
+import Foundation
+import Logbook
+import LogbookCRDT
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// Three `logbook serve` processes on loopback pull from each other while clients write
+// conflicting changes to all three; one is killed with SIGKILL mid-transfer and restarted;
+// all three end with the same state digest.
+@Suite struct ServeProcessTests {
+    let token = "process-test-token"
+
+    private func request(_ url: String, method: String = "GET", body: Data? = nil) async throws
+        -> (status: Int, body: String)
+    {
+        guard let target = URL(string: url) else { throw URLError(.badURL) }
+        var request = URLRequest(url: target)
+        request.httpMethod = method
+        request.httpBody = body
+        request.timeoutInterval = 5
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return (
+            (response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self)
+        )
+    }
+
+    /// The node's digest from its metrics, or nil while it does not answer.
+    private func digest(port: Int) async -> String? {
+        guard let metrics = try? await request("http://127.0.0.1:\(port)/metrics") else {
+            return nil
+        }
+        guard
+            let line = metrics.body.split(separator: "\n").first(where: {
+                $0.hasPrefix("logbook_state_digest_info")
+            }), let start = line.firstIndex(of: "\""), let end = line.lastIndex(of: "\""),
+            start < end
+        else { return nil }
+        return String(line[line.index(after: start)..<end])
+    }
+
+    private func serve(_ executable: URL, _ directory: String, port: Int, peers: [Int]) throws
+        -> Process
+    {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments =
+            ["serve", directory, "--port", "\(port)", "--token", token, "--interval", "50"]
+            + peers.flatMap { ["--peer", "http://127.0.0.1:\($0)"] }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    @Test func threeServeProcessesConvergeThroughAKillAndRestart() async throws {
+        guard let executable = LogbookExecutable.built() else { return }
+        let base = Int.random(in: 20_000..<50_000)
+        let ports = [base, base + 1, base + 2]
+        let directories = (1...3).map {
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "logbook-serve-\(UUID().uuidString.prefix(8))-\($0)"
+            ).path
+        }
+        var processes: [Process] = []
+        defer {
+            for process in processes where process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+            }
+            for directory in directories { try? FileManager.default.removeItem(atPath: directory) }
+        }
+        for (index, directory) in directories.enumerated() {
+            #expect(
+                try LogbookExecutable.run(["init", directory, "--node", "\(index + 1)"]).status == 0
+            )
+        }
+        func start(_ index: Int) throws -> Process {
+            try serve(
+                executable, directories[index], port: ports[index],
+                peers: ports.filter { $0 != ports[index] })
+        }
+        for index in 0..<3 { processes.append(try start(index)) }
+        for port in ports {
+            var ready = false
+            for _ in 0..<100 where !ready {
+                ready = await digest(port: port) != nil
+                if !ready { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(ready, "node on port \(port) did not come up")
+        }
+        // Clients write conflicting changes (same records, different values) to each node.
+        for (index, port) in ports.enumerated() {
+            let client = CRDT<String, String, Value>(nodeId: NodeId(100 + index))
+            var changes: [Change<String, String, Value>] = []
+            for round in 0..<300 {
+                changes += client.insertOrUpdate(
+                    "entity/e\(round % 30)",
+                    fields: [("name", .string("client \(index) round \(round)"))])
+            }
+            let posted = try await request(
+                "http://127.0.0.1:\(port)/changes", method: "POST",
+                body: try JSONEncoder().encode(changes))
+            #expect(posted.status == 200)
+            if index == 1 {
+                // Node 2 dies mid-transfer (its peers are pulling), then comes back.
+                kill(processes[1].processIdentifier, SIGKILL)
+                processes[1].waitUntilExit()
+                processes[1] = try start(1)
+            }
+        }
+        var digests: [String?] = []
+        for _ in 0..<300 {
+            digests = []
+            for port in ports { digests.append(await digest(port: port)) }
+            if digests.allSatisfy({ $0 != nil }) && Set(digests).count == 1 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(digests.allSatisfy { $0 != nil })
+        #expect(Set(digests).count == 1, "digests \(digests)")
+        // Not the empty state: every client's records arrived everywhere.
+        let empty = StateDigest(of: CRDT<String, String, Value>(nodeId: 1)).description
+        #expect(digests.first != empty)
+        let everything = try await request("http://127.0.0.1:\(ports[1])/changes?since=0")
+        let merged = try JSONDecoder().decode(
+            [Change<String, String, Value>].self, from: Data(everything.body.utf8))
+        #expect(Set(merged.map(\.recordId)).count == 30)
+        for process in processes { process.terminate() }
+    }
+}
