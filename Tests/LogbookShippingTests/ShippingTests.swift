@@ -1,5 +1,7 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
+import Hummingbird
 import Logbook
 import LogbookCRDT
 import LogbookShipping
@@ -156,6 +158,63 @@ final class TestNode: @unchecked Sendable {
         #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
     }
 
+    @Test func transfersCutAtRandomPointsAreRetriedFromTheSavedCursor() async throws {
+        let a = try TestNode(node: 1)
+        let b = try TestNode(node: 2)
+        defer {
+            a.stop()
+            b.stop()
+        }
+        try await a.start()
+        try await writeConflicts([a], rounds: 300, seed: 6)
+        // A proxy in front of node 1 that cuts every other /log body at a random byte.
+        let cutter = BodyCutter(seed: 6)
+        let router = Router()
+        router.get("log") { request, _ in
+            var forwarded = HTTPClientRequest(url: a.url + request.uri.description)
+            forwarded.headers.add(name: "Authorization", value: "Bearer \(a.token)")
+            let response = try await HTTPClient.shared.execute(forwarded, timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 64 << 20)
+            var headers = HTTPFields()
+            for (name, value) in response.headers {
+                if let field = HTTPField.Name(name) { headers[field] = value }
+            }
+            let bytes = cutter.maybeCut(Array(body.readableBytesView))
+            headers[.contentLength] = String(bytes.count)
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        router.post("ack") { _, _ in Response(status: .noContent) }
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let proxy = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+        let proxyTask = Task { try await proxy.run() }
+        defer { proxyTask.cancel() }
+        var proxyPort = 0
+        for await port in ports {
+            proxyPort = port
+            break
+        }
+        var puller = PeerPuller(
+            logbook: b.logbook, peer: "http://127.0.0.1:\(proxyPort)", token: a.token,
+            ledger: b.ledger)
+        puller.bytesPerPull = 2048
+        var failures = 0
+        var caughtUp = false
+        for _ in 0..<200 where !caughtUp {
+            do {
+                let report = try await puller.catchUp()
+                caughtUp = report.cursor >= report.peerDurableOffset
+            } catch {
+                failures += 1  // a cut body: refused whole, cursor unchanged
+            }
+        }
+        #expect(caughtUp)
+        #expect(failures > 0)
+        #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
+    }
+
     @Test func badTokensAndBadBodiesAreRefusedAndTheNodeKeepsServing() async throws {
         let a = try TestNode(node: 1)
         defer { a.stop() }
@@ -196,5 +255,23 @@ final class TestNode: @unchecked Sendable {
             [Change<String, String, Value>].self, from: Data(pulled.body.utf8))
         _ = client.mergeChanges(changes)
         #expect(StateDigest(of: client) == a.logbook.stateDigest())
+    }
+}
+
+/// Cuts every other body it sees at a random byte (seeded).
+final class BodyCutter: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var random: SeededGenerator
+    private var count = 0
+
+    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+
+    func maybeCut(_ bytes: [UInt8]) -> [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
+        guard count % 2 == 0, bytes.count > 1 else { return bytes }
+        return Array(bytes.prefix(Int.random(in: 1..<bytes.count, using: &random)))
     }
 }
