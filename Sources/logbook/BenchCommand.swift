@@ -14,7 +14,10 @@ struct BenchCommand: AsyncParsableCommand {
             and the disk's fdatasync rate as ceilings. `replay` — only the read figures. \
             `views` — a log of --changes (default 10 M) over a generated home of --entities \
             entities and ten years of drawbridge openings, rebuilt into the graph, search and \
-            bridge views on open; then search and findPath latency percentiles. \
+            bridge views on open; then search and findPath latency percentiles. `shipping` — \
+            two nodes on loopback in this process: catch-up of the standard workload (--changes, \
+            default 1 M) and replication lag while 64 writers append at --rate changes/s for \
+            --seconds. \
             Every figure is a median over --runs, with the process's peak memory.
 
             Build optimized for real figures: swift build -c release --product logbook.
@@ -27,6 +30,8 @@ struct BenchCommand: AsyncParsableCommand {
         case replay
         /// Views rebuilt from a long log, and query latency.
         case views
+        /// Catch-up over loopback and replication lag.
+        case shipping
     }
 
     @Argument(help: "The suite: log (everything), replay (read figures only) or views.")
@@ -39,6 +44,10 @@ struct BenchCommand: AsyncParsableCommand {
     var entities = 100_000
     @Option(help: "views: queries per latency figure.")
     var queries = 2000
+    @Option(help: "shipping: the writers' target rate, changes/s.")
+    var rate = 100_000
+    @Option(help: "shipping: seconds of paced writing for the lag figure.")
+    var seconds = 5.0
     @Option(help: "Runs per figure; the median is reported.")
     var runs = 3
     @Option(help: "Concurrent appenders for the group-commit figure.")
@@ -70,7 +79,14 @@ struct BenchCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let figures: [BenchFigure]
         let workload: String
-        if suite == .views {
+        if suite == .shipping {
+            figures = try await ShippingBenchmark(
+                directory: directory, changes: changes ?? 1_000_000, rate: rate, seconds: seconds,
+                runs: runs, progress: announce
+            ).run()
+            workload =
+                "shipping: catch-up of \(changes ?? 1_000_000) standard-workload changes, median of \(runs); lag at \(rate) changes/s for \(seconds) s"
+        } else if suite == .views {
             let total = changes ?? 10_000_000
             figures = try await ViewsBenchmark(
                 directory: directory, entities: entities, changes: total, runs: runs,

@@ -1,0 +1,181 @@
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookShipping
+import LogbookTesting
+
+/// `logbook bench shipping`: two nodes on loopback in this process. Catch-up: node 2 pulls
+/// node 1's whole log (the standard workload) and the stored bytes per second are timed.
+/// Lag: writers on node 1 append at a paced rate while node 2 pulls continuously; each
+/// change's lag is the time from its write returning (durable, group commit) to node 2's
+/// cursor passing it.
+struct ShippingBenchmark {
+    var directory: String
+    var changes: Int
+    var rate: Int
+    var seconds: Double
+    var runs: Int
+    var progress: (String) -> Void
+
+    func run() async throws -> [BenchFigure] {
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return [try await catchUp(), try await lag()]
+    }
+
+    private struct Node {
+        let logbook: Logbook
+        let ledger: PeerLedger
+        let url: String
+        let server: Task<Void, any Error>
+    }
+
+    private func start(_ path: String, node: NodeId, durability: Durability) async throws -> Node {
+        var options = LogbookOptions()
+        options.durability = durability
+        let logbook = try Logbook.open(directory: path, nodeId: node, options: options)
+        let ledger = try PeerLedger(directory: path)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let application = ShippingServer(
+            logbook: logbook, configuration: ShippingConfiguration(token: "bench"), ledger: ledger
+        ).application { continuation.yield($0) }
+        let server = Task { try await application.run() }
+        var port = 0
+        for await bound in ports {
+            port = bound
+            break
+        }
+        return Node(
+            logbook: logbook, ledger: ledger, url: "http://127.0.0.1:\(port)", server: server)
+    }
+
+    private func catchUp() async throws -> BenchFigure {
+        progress("writing the catch-up log")
+        let source = try await start(directory + "/source", node: 1, durability: .buffered)
+        defer { source.server.cancel() }
+        var workload = StandardWorkload(recordCount: 100_000, seed: 42)
+        _ = try await runStandardWorkload(
+            on: source.logbook, workload: &workload, changeCount: changes)
+        try source.logbook.sync()
+        var bytes = 0
+        var merged = 0
+        let (median, peak) = try await measure(runs: runs) {
+            progress("catch-up")
+            let path = directory + "/copy-\(UUID().uuidString.prefix(6))"
+            let receiver = try Logbook.open(directory: path, nodeId: 2, options: LogbookOptions())
+            let ledger = try PeerLedger(directory: path)
+            let started = ContinuousClock.now
+            let report = try await PeerPuller(
+                logbook: receiver, peer: source.url, token: "bench", ledger: ledger
+            ).catchUp()
+            let elapsed = (ContinuousClock.now - started).seconds
+            bytes = report.bytes
+            merged = report.received
+            try receiver.close()
+            try? FileManager.default.removeItem(atPath: path)
+            return elapsed
+        }
+        return BenchFigure(
+            system: "Logbook", name: "catch-up over loopback (pull, check, merge, append)",
+            kind: "replay", changesPerSecond: Double(merged) / median,
+            diskMegabytesPerSecond: Double(bytes) / median / 1e6, peakMegabytes: peak,
+            note: String(
+                format: "%.1f MB stored, %d changes in %.2f s (target 300 MB/s of stored bytes)",
+                Double(bytes) / 1e6, merged, median))
+    }
+
+    private func lag() async throws -> BenchFigure {
+        progress("replication lag")
+        let writer = try await start(directory + "/writer", node: 1, durability: .groupCommit)
+        let reader = try await start(directory + "/reader", node: 2, durability: .buffered)
+        defer {
+            writer.server.cancel()
+            reader.server.cancel()
+        }
+        let log = WriteTimes()
+        let puller = PeerPuller(
+            logbook: reader.logbook, peer: writer.url, token: "bench", ledger: reader.ledger)
+        let pulling = Task {
+            while !Task.isCancelled {
+                if let report = try? await puller.catchUp() {
+                    log.reached(report.cursor)
+                    if report.pulls == 0 { try? await Task.sleep(for: .milliseconds(1)) }
+                }
+            }
+        }
+        let writers = 64
+        let perWriter = Int(Double(rate) * seconds) / writers
+        let interval = Duration.seconds(Double(writers) / Double(rate))
+        let writingStarted = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for number in 0..<writers {
+                group.addTask {
+                    var next = ContinuousClock.now
+                    for index in 0..<perWriter {
+                        let change = try await writer.logbook.insertOrUpdate(
+                            "entity/w\(number)-\(index % 1000)", fields: [("v", .int(Int64(index)))]
+                        )
+                        _ = change
+                        log.wrote(writer.logbook.nextOffset)
+                        next += interval
+                        try await Task.sleep(until: next, clock: .continuous)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let writing = (ContinuousClock.now - writingStarted).seconds
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !log.allReached, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        pulling.cancel()
+        let recorder = log.latencies()
+        let written = perWriter * writers
+        return BenchFigure(
+            system: "Logbook", name: "replication lag, writer at \(rate) changes/s target",
+            kind: nil, changesPerSecond: Double(written) / writing, latency: recorder.percentiles(),
+            note:
+                "\(written) changes by \(writers) writers in \(String(format: "%.2f", writing)) s (the rate achieved); lag from the write returning (durable) to the peer's cursor passing it; target p99 < 50 ms"
+        )
+    }
+}
+
+/// When each write returned and when the reader's cursor first passed it.
+final class WriteTimes: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var pending: [(offset: UInt64, at: ContinuousClock.Instant)] = []
+    private var recorder = LatencyRecorder()
+
+    func wrote(_ endOffset: UInt64) {
+        lock.lock()
+        pending.append((endOffset, .now))
+        lock.unlock()
+    }
+
+    func reached(_ cursor: UInt64) {
+        let now = ContinuousClock.now
+        lock.lock()
+        defer { lock.unlock() }
+        pending.removeAll { entry in
+            guard entry.offset <= cursor else { return false }
+            recorder.record(now - entry.at)
+            return true
+        }
+    }
+
+    var allReached: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return pending.isEmpty
+    }
+
+    func latencies() -> LatencyRecorder {
+        lock.lock()
+        defer { lock.unlock() }
+        return recorder
+    }
+}
