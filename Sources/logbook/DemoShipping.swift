@@ -14,25 +14,19 @@ struct DemoShipping {
             "\n== Two nodes on loopback ship their logs to each other (\(directory)-node1, -node2)")
         let token = "demo-token"
         var nodes: [(logbook: Logbook, ledger: PeerLedger, url: String)] = []
-        var servers: [Task<Void, any Error>] = []
-        defer { for server in servers { server.cancel() } }
+        var servers: [RunningServer] = []
+        defer { for server in servers { server.stop() } }
         for number in 1...2 {
             let path = "\(directory)-node\(number)"
             try removePrevious(path)
             let logbook = try Logbook.open(directory: path, nodeId: NodeId(number))
             let ledger = try PeerLedger(directory: path)
-            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-            let application = ShippingServer(
+            let server = await ShippingServer(
                 logbook: logbook, configuration: ShippingConfiguration(token: token), ledger: ledger
-            ).application { port in continuation.yield(port) }
-            servers.append(Task { try await application.run() })
-            var port = 0
-            for await bound in ports {
-                port = bound
-                break
-            }
-            nodes.append((logbook, ledger, "http://127.0.0.1:\(port)"))
-            print("node \(number) serves http://127.0.0.1:\(port)")
+            ).start()
+            servers.append(server)
+            nodes.append((logbook, ledger, server.url()))
+            print("node \(number) serves \(server.url())")
         }
         for (index, node) in nodes.enumerated() {
             for number in 0..<1000 {

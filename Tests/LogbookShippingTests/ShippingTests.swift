@@ -19,7 +19,7 @@ final class TestNode: @unchecked Sendable {
     let ledger: PeerLedger
     let token = "secret-token"
     var port = 0
-    private var server: Task<Void, any Error>?
+    private var server: RunningServer?
 
     init(node: NodeId) throws {
         logbook = try Logbook.open(directory: directory.path, nodeId: node)
@@ -28,16 +28,23 @@ final class TestNode: @unchecked Sendable {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    func start() async throws {
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let application = ShippingServer(
+    func start() async {
+        let running = await ShippingServer(
             logbook: logbook, configuration: ShippingConfiguration(token: token), ledger: ledger
-        ).application { port in continuation.yield(port) }
-        server = Task { try await application.run() }
-        for await port in ports {
-            self.port = port
-            break
+        ).start()
+        server = running
+        port = running.port
+    }
+
+    /// `count` nodes (ids 1, 2, ...), each serving; stop them with `stopAll`.
+    static func started(_ count: Int) async throws -> [TestNode] {
+        var nodes: [TestNode] = []
+        for number in 1...count {
+            let node = try TestNode(node: NodeId(number))
+            await node.start()
+            nodes.append(node)
         }
+        return nodes
     }
 
     func puller(from other: TestNode) -> PeerPuller {
@@ -45,7 +52,7 @@ final class TestNode: @unchecked Sendable {
     }
 
     func stop() {
-        server?.cancel()
+        server?.stop()
         try? logbook.close()
         directory.remove()
     }
@@ -88,14 +95,9 @@ final class TestNode: @unchecked Sendable {
     }
 
     @Test func twoNodesConvergeAndRememberCursorsAndAcks() async throws {
-        let a = try TestNode(node: 1)
-        let b = try TestNode(node: 2)
-        defer {
-            a.stop()
-            b.stop()
-        }
-        try await a.start()
-        try await b.start()
+        let nodes = try await TestNode.started(2)
+        defer { for node in nodes { node.stop() } }
+        let (a, b) = (nodes[0], nodes[1])
         try await writeConflicts([a, b], rounds: 200, seed: 1)
         var fromA = b.puller(from: a)
         fromA.bytesPerPull = 4096  // several pulls
@@ -120,9 +122,8 @@ final class TestNode: @unchecked Sendable {
     }
 
     @Test func threeNodesConvergeWhateverTheOrder() async throws {
-        let nodes = try [TestNode(node: 1), TestNode(node: 2), TestNode(node: 3)]
+        let nodes = try await TestNode.started(3)
         defer { for node in nodes { node.stop() } }
-        for node in nodes { try await node.start() }
         try await writeConflicts(nodes, rounds: 120, seed: 2)
         // A ring (1 ← 2 ← 3 ← 1), twice round: everything reaches everyone.
         for _ in 0..<2 {
@@ -135,13 +136,9 @@ final class TestNode: @unchecked Sendable {
     }
 
     @Test func aResumedPullContinuesFromTheSavedCursor() async throws {
-        let a = try TestNode(node: 1)
-        let b = try TestNode(node: 2)
-        defer {
-            a.stop()
-            b.stop()
-        }
-        try await a.start()
+        let nodes = try await TestNode.started(2)
+        defer { for node in nodes { node.stop() } }
+        let (a, b) = (nodes[0], nodes[1])
         try await writeConflicts([a], rounds: 300, seed: 3)
         // A "restart": the ledger is reopened from disk between two pullers.
         var first = b.puller(from: a)
@@ -159,13 +156,9 @@ final class TestNode: @unchecked Sendable {
     }
 
     @Test func transfersCutAtRandomPointsAreRetriedFromTheSavedCursor() async throws {
-        let a = try TestNode(node: 1)
-        let b = try TestNode(node: 2)
-        defer {
-            a.stop()
-            b.stop()
-        }
-        try await a.start()
+        let nodes = try await TestNode.started(2)
+        defer { for node in nodes { node.stop() } }
+        let (a, b) = (nodes[0], nodes[1])
         try await writeConflicts([a], rounds: 300, seed: 6)
         // A proxy in front of node 1 that cuts every other /log body at a random byte.
         let cutter = BodyCutter(seed: 6)
@@ -218,7 +211,7 @@ final class TestNode: @unchecked Sendable {
     @Test func badTokensAndBadBodiesAreRefusedAndTheNodeKeepsServing() async throws {
         let a = try TestNode(node: 1)
         defer { a.stop() }
-        try await a.start()
+        await a.start()
         try await a.logbook.insertOrUpdate("r", fields: [("a", 1)])
         let before = a.logbook.stateDigest()
         #expect(try await a.send("/log?from=0", token: "wrong").status == 401)
@@ -238,7 +231,7 @@ final class TestNode: @unchecked Sendable {
     @Test func aCrdtLiteClientConvergesThroughTheJSONEndpoints() async throws {
         let a = try TestNode(node: 1)
         defer { a.stop() }
-        try await a.start()
+        await a.start()
         try await writeConflicts([a], rounds: 40, seed: 5)
         // The client: an in-memory crdt-lite replica speaking only JSON.
         let client = CRDT<String, String, Value>(nodeId: 9)

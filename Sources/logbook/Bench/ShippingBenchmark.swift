@@ -29,7 +29,7 @@ struct ShippingBenchmark {
         let logbook: Logbook
         let ledger: PeerLedger
         let url: String
-        let server: Task<Void, any Error>
+        let server: RunningServer
     }
 
     private func start(_ path: String, node: NodeId, durability: Durability) async throws -> Node {
@@ -37,24 +37,16 @@ struct ShippingBenchmark {
         options.durability = durability
         let logbook = try Logbook.open(directory: path, nodeId: node, options: options)
         let ledger = try PeerLedger(directory: path)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let application = ShippingServer(
+        let server = await ShippingServer(
             logbook: logbook, configuration: ShippingConfiguration(token: "bench"), ledger: ledger
-        ).application { continuation.yield($0) }
-        let server = Task { try await application.run() }
-        var port = 0
-        for await bound in ports {
-            port = bound
-            break
-        }
-        return Node(
-            logbook: logbook, ledger: ledger, url: "http://127.0.0.1:\(port)", server: server)
+        ).start()
+        return Node(logbook: logbook, ledger: ledger, url: server.url(), server: server)
     }
 
     private func catchUp() async throws -> BenchFigure {
         progress("writing the catch-up log")
         let source = try await start(directory + "/source", node: 1, durability: .buffered)
-        defer { source.server.cancel() }
+        defer { source.server.stop() }
         var workload = StandardWorkload(recordCount: 100_000, seed: 42)
         _ = try await runStandardWorkload(
             on: source.logbook, workload: &workload, changeCount: changes)
@@ -91,8 +83,8 @@ struct ShippingBenchmark {
         let writer = try await start(directory + "/writer", node: 1, durability: .groupCommit)
         let reader = try await start(directory + "/reader", node: 2, durability: .buffered)
         defer {
-            writer.server.cancel()
-            reader.server.cancel()
+            writer.server.stop()
+            reader.server.stop()
         }
         let log = WriteTimes()
         let puller = PeerPuller(
