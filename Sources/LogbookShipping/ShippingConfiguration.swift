@@ -13,6 +13,23 @@ public struct ShippingConfiguration: Sendable {
     /// The largest number of changes `GET /changes` and `GET /snapshot` return in one body.
     public var changesPerResponseMax = 1_000_000
 
+    /// Serve HTTPS with these PEM files (nil: plain HTTP).
+    public var tls: TLSFiles?
+
+    /// A PEM certificate chain and its private key.
+    public struct TLSFiles: Sendable {
+        /// The certificate chain file.
+        public var certificateChain: String
+        /// The private key file.
+        public var privateKey: String
+
+        /// The two files.
+        public init(certificateChain: String, privateKey: String) {
+            self.certificateChain = certificateChain
+            self.privateKey = privateKey
+        }
+    }
+
     /// A configuration with `token` and the defaults above.
     public init(token: String) {
         self.token = token

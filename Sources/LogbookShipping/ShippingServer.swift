@@ -1,9 +1,12 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logbook
 import LogbookCRDT
 import NIOCore
+import NIOSSL
 
 /// Serves a Logbook to its peers over HTTP (Hummingbird).
 ///
@@ -33,9 +36,10 @@ public struct ShippingServer: Sendable {
         self.ledger = ledger
     }
 
-    /// The Hummingbird application; `onRunning` receives the port it listens on.
+    /// The Hummingbird application; `onRunning` receives the port it listens on. Throws when
+    /// the TLS files cannot be read.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
-        -> some ApplicationProtocol
+        throws -> some ApplicationProtocol
     {
         let router = Router()
         router.add(middleware: TokenMiddleware(token: configuration.token, metrics: metrics))
@@ -46,8 +50,17 @@ public struct ShippingServer: Sendable {
         router.post("changes") { request, _ in try await self.mergeChanges(request) }
         router.get("metrics") { _, _ in self.metricsText() }
         router.get("/") { _, _ in self.statusPage() }
+        var server = HTTPServerBuilder.http1()
+        if let files = configuration.tls {
+            let chain = try NIOSSLCertificate.fromPEMFile(files.certificateChain)
+            var tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain.map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: files.privateKey, format: .pem)))
+            tls.minimumTLSVersion = .tlsv12
+            server = try .tls(.http1(), tlsConfiguration: tls)
+        }
         return Application(
-            router: router,
+            router: router, server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) })
     }

@@ -21,7 +21,7 @@ struct DemoShipping {
             try removePrevious(path)
             let logbook = try Logbook.open(directory: path, nodeId: NodeId(number))
             let ledger = try PeerLedger(directory: path)
-            let server = await ShippingServer(
+            let server = try await ShippingServer(
                 logbook: logbook, configuration: ShippingConfiguration(token: token), ledger: ledger
             ).start()
             servers.append(server)

@@ -29,11 +29,20 @@ struct ServeCommand: AsyncParsableCommand {
     var peer: [String] = []
     @Option(help: "Milliseconds between catch-ups with each peer.")
     var interval = 200
+    @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key).")
+    var tlsCertificate: String?
+    @Option(help: "The PEM private key for --tls-certificate.")
+    var tlsKey: String?
+    @Option(help: "Trust HTTPS peers whose certificates this PEM file holds (or signed).")
+    var ca: String?
 
     func validate() throws {
         guard !token.isEmpty else { throw ValidationError("--token must not be empty") }
         guard (0...65535).contains(port), interval > 0 else {
             throw ValidationError("--port must be 0...65535 and --interval positive")
+        }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-certificate and --tls-key go together")
         }
     }
 
@@ -46,10 +55,16 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ShippingConfiguration(token: token)
         configuration.host = host
         configuration.port = port
-        let application = ShippingServer(
+        if let tlsCertificate, let tlsKey {
+            configuration.tls = .init(certificateChain: tlsCertificate, privateKey: tlsKey)
+        }
+        let scheme = configuration.tls == nil ? "http" : "https"
+        let client = try PeerClient.make(trusting: ca)
+        let application = try ShippingServer(
             logbook: logbook, configuration: configuration, ledger: ledger
         ).application { port in
-            printNow("node \(logbook.nodeId) serving \(target.directory) on http://\(host):\(port)")
+            printNow(
+                "node \(logbook.nodeId) serving \(target.directory) on \(scheme)://\(host):\(port)")
         }
         let peers = peer
         let token = token
@@ -77,6 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
             try await group.next()
             group.cancelAll()
         }
+        try await client.shutdown()
         try logbook.close()
     }
 }

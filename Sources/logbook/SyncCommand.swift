@@ -19,15 +19,25 @@ struct SyncCommand: AsyncParsableCommand {
     var from: String
     @Option(help: "The peer's bearer token.")
     var token: String
+    @Option(help: "Trust an HTTPS peer whose certificate this PEM file holds (or signed).")
+    var ca: String?
 
     func run() async throws {
         let logbook = try openLogbook(target.directory, durability: .groupCommit)
         defer { try? logbook.close() }
         do {
             let ledger = try PeerLedger(directory: target.directory)
-            let report = try await PeerPuller(
-                logbook: logbook, peer: from, token: token, ledger: ledger
-            ).catchUp()
+            let client = try PeerClient.make(trusting: ca)
+            let report: PeerPuller.Report
+            do {
+                report = try await PeerPuller(
+                    logbook: logbook, peer: from, token: token, ledger: ledger, client: client
+                ).catchUp()
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+            try await client.shutdown()
             print(
                 "pulled \(report.pulls) bodies, \(formatBytes(Int64(report.bytes))), \(report.received) changes from \(from); accepted \(report.accepted); cursor \(report.cursor) of \(report.peerDurableOffset)"
             )

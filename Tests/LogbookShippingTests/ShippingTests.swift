@@ -28,8 +28,8 @@ final class TestNode: @unchecked Sendable {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    func start() async {
-        let running = await ShippingServer(
+    func start() async throws {
+        let running = try await ShippingServer(
             logbook: logbook, configuration: ShippingConfiguration(token: token), ledger: ledger
         ).start()
         server = running
@@ -41,7 +41,7 @@ final class TestNode: @unchecked Sendable {
         var nodes: [TestNode] = []
         for number in 1...count {
             let node = try TestNode(node: NodeId(number))
-            await node.start()
+            try await node.start()
             nodes.append(node)
         }
         return nodes
@@ -208,10 +208,50 @@ final class TestNode: @unchecked Sendable {
         #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
     }
 
+    @Test func nodesShipOverTLSAndRefuseAnUntrustedCertificate() async throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures")
+        let certificate = fixtures.appendingPathComponent("localhost-cert.pem").path
+        let a = try TestNode(node: 1)
+        let b = try TestNode(node: 2)
+        defer {
+            a.stop()
+            b.stop()
+        }
+        var configuration = ShippingConfiguration(token: a.token)
+        configuration.tls = .init(
+            certificateChain: certificate,
+            privateKey: fixtures.appendingPathComponent("localhost-key.pem").path)
+        let server = try await ShippingServer(
+            logbook: a.logbook, configuration: configuration, ledger: a.ledger
+        ).start()
+        defer { server.stop() }
+        #expect(server.url().hasPrefix("https://"))
+        try await writeConflicts([a], rounds: 50, seed: 7)
+        // Without trusting the self-signed certificate the pull fails and nothing moves.
+        let untrusting = try PeerClient.make(trusting: nil, connectTimeout: .seconds(1))
+        await #expect(throws: (any Error).self) {
+            try await PeerPuller(
+                logbook: b.logbook, peer: server.url(), token: a.token, ledger: b.ledger,
+                client: untrusting
+            ).catchUp()
+        }
+        try await untrusting.shutdown()
+        #expect(b.ledger.cursor(for: server.url()) == 0)
+        let trusting = try PeerClient.make(trusting: certificate)
+        let report = try await PeerPuller(
+            logbook: b.logbook, peer: server.url(), token: a.token, ledger: b.ledger,
+            client: trusting
+        ).catchUp()
+        try await trusting.shutdown()
+        #expect(report.accepted > 0)
+        #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
+    }
+
     @Test func badTokensAndBadBodiesAreRefusedAndTheNodeKeepsServing() async throws {
         let a = try TestNode(node: 1)
         defer { a.stop() }
-        await a.start()
+        try await a.start()
         try await a.logbook.insertOrUpdate("r", fields: [("a", 1)])
         let before = a.logbook.stateDigest()
         #expect(try await a.send("/log?from=0", token: "wrong").status == 401)
@@ -231,7 +271,7 @@ final class TestNode: @unchecked Sendable {
     @Test func aCrdtLiteClientConvergesThroughTheJSONEndpoints() async throws {
         let a = try TestNode(node: 1)
         defer { a.stop() }
-        await a.start()
+        try await a.start()
         try await writeConflicts([a], rounds: 40, seed: 5)
         // The client: an in-memory crdt-lite replica speaking only JSON.
         let client = CRDT<String, String, Value>(nodeId: 9)

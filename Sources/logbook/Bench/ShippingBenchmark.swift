@@ -37,7 +37,7 @@ struct ShippingBenchmark {
         options.durability = durability
         let logbook = try Logbook.open(directory: path, nodeId: node, options: options)
         let ledger = try PeerLedger(directory: path)
-        let server = await ShippingServer(
+        let server = try await ShippingServer(
             logbook: logbook, configuration: ShippingConfiguration(token: "bench"), ledger: ledger
         ).start()
         return Node(logbook: logbook, ledger: ledger, url: server.url(), server: server)
