@@ -39,6 +39,8 @@ extension Logbook {
 
     /// The offset the next record gets; every record below it has been accepted.
     public var nextOffset: UInt64 { locked { log.nextOffset } }
+    /// Every offset below this is durable (synced); what peers may be sent.
+    public var durableOffset: UInt64 { locked { log.durableOffset } }
     /// The first offset the log still holds.
     public var startOffset: UInt64 { locked { log.startOffset } }
     /// Number of segment files.

@@ -33,6 +33,8 @@ public struct PeerPuller: Sendable {
         public var peerDurableOffset: UInt64 = 0
         /// The cursor after the catch-up.
         public var cursor: UInt64 = 0
+        /// Snapshots taken because the cursor was below the peer's log start.
+        public var snapshots = 0
     }
 
     let logbook: Logbook
@@ -42,6 +44,8 @@ public struct PeerPuller: Sendable {
     let client: HTTPClient
     /// The largest body asked for in one pull.
     public var bytesPerPull = 4 << 20
+    /// The largest snapshot accepted.
+    public var snapshotBytesMax = 1 << 30
 
     /// A puller from the node at `peer` (e.g. `http://127.0.0.1:7000`) into `logbook`.
     public init(
@@ -65,6 +69,11 @@ public struct PeerPuller: Sendable {
             request.headers.add(name: "Authorization", value: "Bearer \(token)")
             let response = try await client.execute(request, timeout: .seconds(30))
             let body = try await response.body.collect(upTo: bytesPerPull + (1 << 20))
+            if response.status == .gone {
+                // Our cursor is below the peer's log start: take its state instead.
+                cursor = try await restoreFromSnapshot(&report)
+                continue
+            }
             guard response.status == .ok else {
                 let reason = String(buffer: body)
                 throw Failure(message: "\(peer): \(response.status.code) \(reason)")
@@ -101,6 +110,36 @@ public struct PeerPuller: Sendable {
                 return report
             }
         }
+    }
+
+    /// Merges the peer's `GET /snapshot` and moves the cursor to the offset it covers.
+    private func restoreFromSnapshot(_ report: inout Report) async throws -> UInt64 {
+        var request = HTTPClientRequest(url: "\(peer)/snapshot")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let response = try await client.execute(request, timeout: .seconds(300))
+        let body = try await response.body.collect(upTo: snapshotBytesMax)
+        guard response.status == .ok,
+            let covered = response.headers.first(name: ShippingHeaders.nextOffset).flatMap(
+                UInt64.init)
+        else {
+            throw Failure(message: "\(peer): snapshot refused with \(response.status.code)")
+        }
+        let changes: [Change<String, String, Value>]
+        do {
+            changes = try JSONDecoder().decode(
+                [Change<String, String, Value>].self, from: Data(body.readableBytesView))
+        } catch {
+            throw Failure(message: "\(peer): the snapshot is not crdt-lite JSON: \(error)")
+        }
+        let accepted = try await logbook.merge(changes)
+        try logbook.sync()
+        let nodeId = response.headers.first(name: ShippingHeaders.nodeId).flatMap(UInt64.init)
+        try ledger.setCursor(covered, for: peer, nodeId: nodeId)
+        report.snapshots += 1
+        report.received += changes.count
+        report.accepted += accepted.count
+        try await acknowledge(covered)
+        return covered
     }
 
     /// Tells the peer we have merged its log below `offset`.

@@ -94,8 +94,15 @@ public struct ShippingServer: Sendable {
             body: .init(byteBuffer: ByteBuffer(bytes: shipped.bytes)))
     }
 
+    /// The state as crdt-lite JSON, with `Logbook-Next-Offset`: the durable offset read
+    /// before the state, so every change below it is in the body (later ones may be too;
+    /// merging them again changes nothing).
     private func snapshot(_ request: Request) throws -> Response {
-        try jsonChanges(logbook.getChangesSince(0), request)
+        let durable = logbook.durableOffset
+        var response = try jsonChanges(logbook.getChangesSince(0), request)
+        response.headers[field(ShippingHeaders.nextOffset)] = String(durable)
+        response.headers[field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
+        return response
     }
 
     private func changes(_ request: Request) throws -> Response {

@@ -164,31 +164,16 @@ final class TestNode: @unchecked Sendable {
         let cutter = BodyCutter(seed: 6)
         let router = Router()
         router.get("log") { request, _ in
-            var forwarded = HTTPClientRequest(url: a.url + request.uri.description)
-            forwarded.headers.add(name: "Authorization", value: "Bearer \(a.token)")
-            let response = try await HTTPClient.shared.execute(forwarded, timeout: .seconds(10))
-            let body = try await response.body.collect(upTo: 64 << 20)
-            var headers = HTTPFields()
-            for (name, value) in response.headers {
-                if let field = HTTPField.Name(name) { headers[field] = value }
-            }
-            let bytes = cutter.maybeCut(Array(body.readableBytesView))
+            let forwarded = try await forward(request, to: a)
+            let bytes = cutter.maybeCut(forwarded.body)
+            var headers = forwarded.headers
             headers[.contentLength] = String(bytes.count)
             return Response(
                 status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
         router.post("ack") { _, _ in Response(status: .noContent) }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let proxy = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
-        let proxyTask = Task { try await proxy.run() }
+        let (proxyPort, proxyTask) = await serve(router)
         defer { proxyTask.cancel() }
-        var proxyPort = 0
-        for await port in ports {
-            proxyPort = port
-            break
-        }
         var puller = PeerPuller(
             logbook: b.logbook, peer: "http://127.0.0.1:\(proxyPort)", token: a.token,
             ledger: b.ledger)
@@ -205,6 +190,47 @@ final class TestNode: @unchecked Sendable {
         }
         #expect(caughtUp)
         #expect(failures > 0)
+        #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
+    }
+
+    @Test func aPullFromBelowThePeersLogStartTakesItsSnapshot() async throws {
+        let nodes = try await TestNode.started(2)
+        defer { for node in nodes { node.stop() } }
+        let (a, b) = (nodes[0], nodes[1])
+        try await writeConflicts([a], rounds: 100, seed: 8)
+        // A proxy that answers the first pull (from 0) as a node whose log starts later would.
+        let router = Router()
+        router.get("log") { request, _ in
+            if request.uri.queryParameters.get("from") == "0" {
+                throw HTTPError(
+                    .gone, message: "snapshot required: offset 0 is below the log start")
+            }
+            let forwarded = try await forward(request, to: a)
+            return Response(
+                status: .ok, headers: forwarded.headers,
+                body: .init(byteBuffer: ByteBuffer(bytes: forwarded.body)))
+        }
+        router.get("snapshot") { request, _ in
+            let forwarded = try await forward(request, to: a)
+            return Response(
+                status: .ok, headers: forwarded.headers,
+                body: .init(byteBuffer: ByteBuffer(bytes: forwarded.body)))
+        }
+        router.post("ack") { _, _ in Response(status: .noContent) }
+        let (proxyPort, proxyTask) = await serve(router)
+        defer { proxyTask.cancel() }
+        let puller = PeerPuller(
+            logbook: b.logbook, peer: "http://127.0.0.1:\(proxyPort)", token: a.token,
+            ledger: b.ledger)
+        let report = try await puller.catchUp()
+        #expect(report.snapshots == 1)
+        #expect(report.accepted > 0)
+        #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
+        // Writes after the snapshot arrive as batches from the cursor the snapshot set.
+        try await writeConflicts([a], rounds: 20, seed: 9)
+        let later = try await puller.catchUp()
+        #expect(later.snapshots == 0)
+        #expect(later.pulls > 0)
         #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
     }
 
@@ -307,4 +333,32 @@ final class BodyCutter: @unchecked Sendable {
         guard count % 2 == 0, bytes.count > 1 else { return bytes }
         return Array(bytes.prefix(Int.random(in: 1..<bytes.count, using: &random)))
     }
+}
+
+/// Sends `request`'s path and query to `node` with its token; returns the answer's headers
+/// (Logbook ones kept) and body.
+func forward(_ request: Request, to node: TestNode) async throws -> (
+    headers: HTTPFields, body: [UInt8]
+) {
+    var forwarded = HTTPClientRequest(url: node.url + request.uri.description)
+    forwarded.headers.add(name: "Authorization", value: "Bearer \(node.token)")
+    let response = try await HTTPClient.shared.execute(forwarded, timeout: .seconds(10))
+    let body = try await response.body.collect(upTo: 64 << 20)
+    var headers = HTTPFields()
+    for (name, value) in response.headers {
+        if let field = HTTPField.Name(name) { headers[field] = value }
+    }
+    return (headers, Array(body.readableBytesView))
+}
+
+/// Runs a test router on a free loopback port.
+func serve(_ router: Router<BasicRequestContext>) async -> (port: Int, task: Task<Void, any Error>)
+{
+    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    let application = Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+    let task = Task { try await application.run() }
+    for await port in ports { return (port, task) }
+    return (0, task)
 }
