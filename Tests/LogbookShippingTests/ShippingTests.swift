@@ -205,17 +205,9 @@ final class TestNode: @unchecked Sendable {
                 throw HTTPError(
                     .gone, message: "snapshot required: offset 0 is below the log start")
             }
-            let forwarded = try await forward(request, to: a)
-            return Response(
-                status: .ok, headers: forwarded.headers,
-                body: .init(byteBuffer: ByteBuffer(bytes: forwarded.body)))
+            return try await relay(request, to: a)
         }
-        router.get("snapshot") { request, _ in
-            let forwarded = try await forward(request, to: a)
-            return Response(
-                status: .ok, headers: forwarded.headers,
-                body: .init(byteBuffer: ByteBuffer(bytes: forwarded.body)))
-        }
+        router.get("snapshot") { request, _ in try await relay(request, to: a) }
         router.post("ack") { _, _ in Response(status: .noContent) }
         let (proxyPort, proxyTask) = await serve(router)
         defer { proxyTask.cancel() }
@@ -349,6 +341,14 @@ func forward(_ request: Request, to node: TestNode) async throws -> (
         if let field = HTTPField.Name(name) { headers[field] = value }
     }
     return (headers, Array(body.readableBytesView))
+}
+
+/// `forward`, answered as is.
+func relay(_ request: Request, to node: TestNode) async throws -> Response {
+    let forwarded = try await forward(request, to: node)
+    return Response(
+        status: .ok, headers: forwarded.headers,
+        body: .init(byteBuffer: ByteBuffer(bytes: forwarded.body)))
 }
 
 /// Runs a test router on a free loopback port.
