@@ -194,6 +194,35 @@ import Testing
         }
     }
 
+    @Test func aViewReusedForASmallerLogForgetsTheLargerOne() async throws {
+        let search = SearchIndex()
+        let large = TemporaryDirectory()
+        let small = TemporaryDirectory()
+        defer {
+            large.remove()
+            small.remove()
+        }
+        var options = LogbookOptions()
+        options.durability = .buffered
+        options.views = [search]
+        var random = SeededGenerator(seed: 9)
+        let first = try Logbook.open(directory: large.path, nodeId: 1, options: options)
+        for (recordId, fields) in Self.randomCorpus(&random, entities: 200) {
+            try await first.insertOrUpdate(recordId, fields: fields)
+        }
+        #expect(!search.search("ki", limit: 50).isEmpty)
+        _ = search.searchBM25("kitchen")
+        try first.close()
+        let second = try Logbook.open(directory: small.path, nodeId: 2, options: options)
+        defer { try? second.close() }
+        try await second.insertOrUpdate(
+            "entity/only", fields: [("name", "kitchen"), ("content.note", "the kitchen")])
+        #expect(
+            search.search("kitchen", limit: 50) == search.searchByScanning("kitchen", limit: 50))
+        #expect(search.search("ki", limit: 50).map(\.id) == ["only"])
+        #expect(search.searchBM25("kitchen").map(\.id) == ["only"])
+    }
+
     @Test func bm25RanksRareTermsAndShortDocumentsHigher() async throws {
         let home = try HomeLogbook()
         defer { home.close() }

@@ -204,6 +204,7 @@ extension SearchIndex {
         lock.lock()
         defer { lock.unlock() }
         flushDirty()
+        buildBM25IfNeeded()
         let queryTokens = BM25Index.tokens(Self.scalars(query.lowercased()))
         let scored = bm25.scores(for: queryTokens).compactMap { slot, score -> (Int32, Double)? in
             let document = documents[Int(slot)]

@@ -81,6 +81,9 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
     var firstValueIds: [Int32] = []
     var nameBigrams = NameBigrams()
     var bm25 = BM25Index()
+    /// BM25 is built on the first `searchBM25` and kept up to date from then on; a view
+    /// that only serves The Goodies' ranking never pays for it.
+    var bm25Built = false
     /// Documents indexed since the postings were last rebuilt (stale postings grow with it).
     var reindexed = 0
 
@@ -98,8 +101,12 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         dirty = []
         namePostings = GramPostings()
         contentPostings = GramPostings()
+        valuePostings = GramPostings()
+        valueOwners = []
+        firstValueIds = []
         nameBigrams = NameBigrams()
         bm25 = BM25Index()
+        bm25Built = false
         reindexed = 0
     }
 
@@ -226,8 +233,22 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
             valuePostings.add(Int32(valueOwners.count), text: value.lowered)
             valueOwners.append(slot)
         }
+        if bm25Built { addToBM25(slot, derived) }
+    }
+
+    private func addToBM25(_ slot: Int32, _ derived: Texts) {
         bm25.add(
             slot, tokens: BM25Index.tokens(derived.name) + BM25Index.tokens(derived.content ?? []))
+    }
+
+    /// Builds BM25 from every indexed entity the first time it is needed (callers hold
+    /// `lock` and have flushed).
+    func buildBM25IfNeeded() {
+        guard !bm25Built else { return }
+        bm25Built = true
+        for slot in texts.indices {
+            if let derived = texts[slot] { addToBM25(Int32(slot), derived) }
+        }
     }
 
     static func texts(of document: Document) -> Texts {
