@@ -185,6 +185,37 @@ func goodiesJSON(
         #expect(GraphIndex().statistics().averageDegree == 0)
     }
 
+    @Test func aLongChainIsTraversedWithoutExhaustingTheStack() {
+        // 100,000 entities in one ring, applied to the view directly (recursion this deep
+        // overflowed a test thread's stack).
+        let graph = GraphIndex()
+        let count = 100_000
+        var offset: UInt64 = 0
+        func apply(_ recordId: String, _ column: String, _ value: String) {
+            graph.apply(
+                Change(
+                    recordId: recordId, colName: column, value: .string(value), colVersion: 1,
+                    dbVersion: offset + 1, nodeId: 1, localDbVersion: offset + 1),
+                at: offset)
+            offset += 1
+        }
+        for index in 0..<count {
+            apply("entity/n\(index)", "entity_type", "zone")
+        }
+        for index in 0..<count {
+            let record = "relationship/r\(index)"
+            apply(record, "from_entity_id", "n\(index)")
+            apply(record, "to_entity_id", "n\((index + 1) % count)")
+            apply(record, "relationship_type", "connects_to")
+        }
+        let cycles = graph.detectCycles(from: "n0")
+        #expect(cycles.count == 1)
+        #expect(cycles.first?.count == count + 1)
+        #expect(cycles.first?.first == "n0" && cycles.first?.last == "n0")
+        #expect(graph.dfs(from: "n0").count == count)
+        #expect(graph.findPath(from: "n0", to: "n5", maxDepth: 10)?.count == 6)
+    }
+
     @Test func updatesAndDeletionsReshapeTheGraph() async throws {
         let home = try HomeLogbook()
         defer { home.close() }

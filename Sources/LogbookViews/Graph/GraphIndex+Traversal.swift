@@ -226,19 +226,32 @@ extension GraphIndex {
         var visited: Set<String> = []
         var onStack: Set<String> = []
         var path: [String] = []
-        func walk(_ node: String) {
+        // Depth-first with an explicit stack (a long chain must not exhaust the call stack);
+        // each frame holds the node's edges as they were when it was entered.
+        var frames: [(node: String, targets: [String], next: Int)] = []
+        func enter(_ node: String) {
             visited.insert(node)
             onStack.insert(node)
             path.append(node)
-            for edge in edges(from: node, types: types) {
-                if !visited.contains(edge.to) {
-                    walk(edge.to)
-                } else if onStack.contains(edge.to), let begin = path.firstIndex(of: edge.to) {
-                    cycles.append(Array(path[begin...]) + [edge.to])
+            frames.append((node, edges(from: node, types: types).map(\.to), 0))
+        }
+        func walk(_ start: String) {
+            enter(start)
+            while let top = frames.last {
+                guard top.next < top.targets.count else {
+                    frames.removeLast()
+                    path.removeLast()
+                    onStack.remove(top.node)
+                    continue
+                }
+                frames[frames.count - 1].next += 1
+                let target = top.targets[top.next]
+                if !visited.contains(target) {
+                    enter(target)
+                } else if onStack.contains(target), let begin = path.firstIndex(of: target) {
+                    cycles.append(Array(path[begin...]) + [target])
                 }
             }
-            path.removeLast()
-            onStack.remove(node)
         }
         if let start {
             walk(start)
