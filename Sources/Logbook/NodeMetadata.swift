@@ -44,20 +44,14 @@ struct NodeMetadata: Codable, Equatable {
     /// Writes the metadata durably.
     func write(directory: String, fileSystem: any FileSystem) throws(LogbookError) {
         let path = directory + "/" + Self.fileName
-        let temporaryPath = path + SegmentFileName.temporarySuffix
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(self) else {
             throw LogbookError(.badMetadata, "cannot encode metadata", path: path)
         }
         do {
-            if fileSystem.exists(temporaryPath) { try fileSystem.removeFile(temporaryPath) }
-            let file = try fileSystem.open(temporaryPath, mode: .createNew)
-            try file.write([UInt8](data) + [UInt8(ascii: "\n")], at: 0)
-            try file.sync()
-            try file.close()
-            try fileSystem.rename(temporaryPath, to: path)
-            try fileSystem.syncDirectory(directory)
+            try fileSystem.replaceFile(
+                path, with: [UInt8](data) + [UInt8(ascii: "\n")], durable: true)
         } catch {
             throw LogbookError(error)
         }

@@ -1,9 +1,11 @@
 import Foundation
 import Logbook
+import LogbookStorage
 
 /// What a node remembers about its peers, durably (`peers.json` beside the log): for each
 /// peer it pulls from, the offset its next pull starts at; for each peer that pulls from it,
-/// the offset that peer last acknowledged (what tombstone GC may rely on).
+/// the offset that peer last acknowledged (what tombstone GC may rely on). Every change is
+/// written through a temporary file, synced and renamed, the directory synced after.
 public final class PeerLedger: @unchecked Sendable {
     // @unchecked: the state is guarded by `lock`.
     /// One peer's entry.
@@ -77,16 +79,10 @@ public final class PeerLedger: @unchecked Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         let data = try encoder.encode(entries)
-        let temporary = path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: data) else {
-            throw LogbookError(.badMetadata, "cannot write the peer ledger", path: temporary)
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
-        try handle.synchronize()
-        try handle.close()
-        if rename(temporary, path) != 0 {
-            throw LogbookError(
-                .badMetadata, "cannot replace the peer ledger (errno \(errno))", path: path)
+        do {
+            try PosixFileSystem().replaceFile(path, with: [UInt8](data), durable: true)
+        } catch {
+            throw LogbookError(error)
         }
     }
 }

@@ -114,13 +114,9 @@ extension Log {
     /// Writes a segment's index beside it (temporary file, then rename). Not fsynced: an
     /// index is derived data, checked on load and rebuilt when damaged.
     func writeIndex(_ index: SegmentIndex) throws(StorageError) {
-        let finalPath = directory + "/" + SegmentFileName.index(baseOffset: index.baseOffset)
-        let temporaryPath = finalPath + SegmentFileName.temporarySuffix
-        if fileSystem.exists(temporaryPath) { try fileSystem.removeFile(temporaryPath) }
-        let file = try fileSystem.open(temporaryPath, mode: .createNew)
-        try file.write(index.encoded(), at: 0)
-        try file.close()
-        try fileSystem.rename(temporaryPath, to: finalPath)
+        try fileSystem.replaceFile(
+            directory + "/" + SegmentFileName.index(baseOffset: index.baseOffset),
+            with: index.encoded(), durable: false)
     }
 
     #if LOGBOOK_VERIFY

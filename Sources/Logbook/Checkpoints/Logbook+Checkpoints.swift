@@ -39,7 +39,7 @@ extension Logbook {
                 do throws(StorageError) {
                     try file.write(
                         ViewCheckpointFile.path(directory: directory, view: view.name),
-                        directory: directory, fileSystem: fileSystem)
+                        fileSystem: fileSystem)
                 } catch {
                     throw LogbookError(error)
                 }

@@ -89,15 +89,8 @@ struct ViewCheckpointFile {
     }
 
     /// Writes durably: a temporary file, synced, renamed over the old one.
-    func write(_ path: String, directory: String, fileSystem: any FileSystem) throws(StorageError) {
-        let temporary = path + SegmentFileName.temporarySuffix
-        if fileSystem.exists(temporary) { try fileSystem.removeFile(temporary) }
-        let file = try fileSystem.open(temporary, mode: .createNew)
-        try file.write(encoded(), at: 0)
-        try file.sync()
-        try file.close()
-        try fileSystem.rename(temporary, to: path)
-        try fileSystem.syncDirectory(directory)
+    func write(_ path: String, fileSystem: any FileSystem) throws(StorageError) {
+        try fileSystem.replaceFile(path, with: encoded(), durable: true)
     }
 }
 

@@ -60,3 +60,23 @@ extension StorageFile {
         if let failure { throw failure }
     }
 }
+
+extension FileSystem {
+    /// Replaces the file at `path` with `bytes` through a temporary file and a rename, so a
+    /// reader (or a crash) sees the old contents or the new, never a mix. With `durable`, the
+    /// file is synced before the rename and its directory after it.
+    public func replaceFile(_ path: String, with bytes: [UInt8], durable: Bool)
+        throws(StorageError)
+    {
+        let temporaryPath = path + SegmentFileName.temporarySuffix
+        if exists(temporaryPath) { try removeFile(temporaryPath) }
+        let file = try open(temporaryPath, mode: .createNew)
+        try file.write(bytes, at: 0)
+        if durable { try file.sync() }
+        try file.close()
+        try rename(temporaryPath, to: path)
+        if durable, let slash = path.lastIndex(of: "/") {
+            try syncDirectory(String(path[..<slash]))
+        }
+    }
+}
