@@ -132,14 +132,19 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
             documents.append(Document(id: id, sequence: offset))
             texts.append(nil)
             facts.append(SlotFacts())
+            dirty.insert(slot)  // a new entity is indexed whatever its first column
         }
-        dirty.insert(slot)
         let value = change.value
         switch column {
-        case GoodiesRecords.entityType: documents[Int(slot)].type = value?.stringValue
-        case GoodiesRecords.name: documents[Int(slot)].name = value?.stringValue
+        case GoodiesRecords.entityType:
+            // The type is read from the document itself; the indexes do not hold it.
+            documents[Int(slot)].type = value?.stringValue
+        case GoodiesRecords.name:
+            documents[Int(slot)].name = value?.stringValue
+            dirty.insert(slot)
         default:
             guard column.hasPrefix(GoodiesRecords.contentPrefix) else { return }
+            dirty.insert(slot)
             let key = String(column.dropFirst(GoodiesRecords.contentPrefix.count))
             documents[Int(slot)].content.removeAll { $0.key == key }
             if let value { documents[Int(slot)].content.append((key, value, offset)) }
@@ -181,6 +186,10 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         }
         for slot in dirty.sorted() { index(slot) }
         dirty = []
+        normalizePostings()
+    }
+
+    private func normalizePostings() {
         namePostings.normalize()
         contentPostings.normalize()
         valuePostings.normalize()
@@ -200,9 +209,7 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         }
         for slot in documents.indices where documents[slot].alive { index(Int32(slot)) }
         dirty = []
-        namePostings.normalize()
-        contentPostings.normalize()
-        valuePostings.normalize()
+        normalizePostings()
     }
 
     private func index(_ slot: Int32) {
