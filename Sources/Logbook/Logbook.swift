@@ -21,7 +21,12 @@ public final class Logbook: @unchecked Sendable {
     private var loggedClock: UInt64
     var failure: LogbookError?
     private var encodeBuffer: [UInt8] = []
-    private var isCompacting = false
+    private var isMaintaining = false
+    /// What tombstone GC has done (guarded by `lock`).
+    var collection: TombstoneCollectionState
+    /// Collected records whose local writes are refused until every peer has collected
+    /// them too (guarded by `lock`); see docs/maintenance.md.
+    var fencedIds: Set<String>
     let views: [any MaterializedView]
     let fileSystem: any FileSystem
     let logConfiguration: LogConfiguration
@@ -40,8 +45,10 @@ public final class Logbook: @unchecked Sendable {
     private init(
         directory: String, nodeId: NodeId, options: LogbookOptions,
         crdt: CRDT<String, String, Value>, log: Log, statistics: ReplayStatistics,
-        checkpointStatus: [String: ViewCheckpointStatus]
+        checkpointStatus: [String: ViewCheckpointStatus], collection: TombstoneCollectionState
     ) {
+        self.collection = collection
+        fencedIds = collection.fencedIds
         self.directory = directory
         self.nodeId = nodeId
         durability = options.durability
@@ -107,9 +114,12 @@ public final class Logbook: @unchecked Sendable {
         let statistics = try Replayer.replay(
             log, into: crdt, views: Array(zip(options.views, starts)),
             progress: options.replayProgress)
+        let collection = try TombstoneCollectionState.read(
+            directory: directory, fileSystem: fileSystem)
         let logbook = Logbook(
             directory: directory, nodeId: resolvedNode, options: options, crdt: crdt,
-            log: log, statistics: statistics, checkpointStatus: checkpointStatus)
+            log: log, statistics: statistics, checkpointStatus: checkpointStatus,
+            collection: collection)
         if options.durability == .groupCommit {
             logbook.startGroupCommit(delayNanoseconds: options.groupCommitDelayNanoseconds)
         }
@@ -132,19 +142,25 @@ public final class Logbook: @unchecked Sendable {
     // MARK: Writes
 
     /// `CRDT.insertOrUpdate`, logged. Returns the changes once they are durable per mode.
+    /// Like crdt-lite, a write to a deleted record is refused (no changes); so is one to a
+    /// record whose tombstone GC collected while a peer may still hold it (`isFenced`).
     @discardableResult
     public func insertOrUpdate(_ recordId: String, fields: [(String, Value)])
         async throws(LogbookError) -> [Change<String, String, Value>]
     {
-        try await write { $0.insertOrUpdate(recordId, fields: fields) }
+        try await write { crdt in
+            fencedIds.contains(recordId) ? [] : crdt.insertOrUpdate(recordId, fields: fields)
+        }
     }
 
-    /// `CRDT.deleteRecord`, logged. Nil when the record was already deleted.
+    /// `CRDT.deleteRecord`, logged. Nil when the record was already deleted (or is fenced).
     @discardableResult
     public func deleteRecord(_ recordId: String) async throws(LogbookError) -> Change<
         String, String, Value
     >? {
-        try await write { crdt in crdt.deleteRecord(recordId).map { [$0] } ?? [] }.first
+        try await write { crdt in
+            fencedIds.contains(recordId) ? [] : crdt.deleteRecord(recordId).map { [$0] } ?? []
+        }.first
     }
 
     /// `CRDT.deleteField`, logged. Nil when there was no such field.
@@ -217,6 +233,11 @@ public final class Logbook: @unchecked Sendable {
         return changes
     }
 
+    /// Called with the lock held: logs the clock as it is now.
+    func appendClock() throws(StorageError) {
+        try append(.clock(crdt.getClock().currentTime()))
+    }
+
     /// Called with the lock held. Returns the record's offset.
     @discardableResult
     private func append(_ record: ChangeRecord) throws(StorageError) -> UInt64 {
@@ -228,7 +249,7 @@ public final class Logbook: @unchecked Sendable {
     }
 
     /// Called with the lock held: remembers the first failure, which poisons the instance.
-    private func fail(_ error: StorageError) -> LogbookError {
+    func fail(_ error: StorageError) -> LogbookError {
         let wrapped = LogbookError(error)
         if failure == nil {
             failure = LogbookError(
@@ -267,15 +288,23 @@ public final class Logbook: @unchecked Sendable {
     public func compact(_ options: CompactionOptions = CompactionOptions()) throws(LogbookError)
         -> CompactionReport
     {
+        try maintaining { () throws(LogbookError) in
+            try Compactor.compact(self, options: options)
+        }
+    }
+
+    /// Runs `body` as the instance's one maintenance pass (compaction or GC).
+    func maintaining<R>(_ body: () throws(LogbookError) -> R) throws(LogbookError) -> R {
         try locked { () throws(LogbookError) in
             if let failure { throw failure }
-            guard !isCompacting else {
-                throw LogbookError(.failed, "a compaction is already running", path: directory)
+            guard !isMaintaining else {
+                throw LogbookError(
+                    .failed, "a compaction or tombstone GC is already running", path: directory)
             }
-            isCompacting = true
+            isMaintaining = true
         }
-        defer { locked { isCompacting = false } }
-        return try Compactor.compact(self, options: options)
+        defer { locked { isMaintaining = false } }
+        return try body()
     }
 
     /// Under the lock: a cursor over the whole log (pending batch flushed) and the sealed

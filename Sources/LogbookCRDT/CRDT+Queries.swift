@@ -56,6 +56,17 @@ extension CRDT {
         return before - tombstones.count
     }
 
+    /// Forgets the tombstones of `recordIds` (ids without one are skipped); returns how many.
+    /// The same hazard as `compactTombstones` applies: the caller decides when it is safe.
+    @discardableResult
+    public func forgetTombstones(_ recordIds: some Sequence<K>) -> Int {
+        var forgotten = 0
+        for recordId in recordIds where tombstones.removeValue(forKey: recordId) != nil {
+            forgotten += 1
+        }
+        return forgotten
+    }
+
     /// Checks the type's invariants over the whole state. O(n); for tests and verify builds.
     public func checkInvariants() {
         var highest: UInt64 = 0

@@ -148,8 +148,11 @@ public struct PeerPuller: Sendable {
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(
-            ByteBuffer(string: #"{"node": \#(logbook.nodeId), "offset": \#(offset)}"#))
+        // Our log end and GC frontier go with it: the peer's tombstone GC needs both.
+        let body =
+            #"{"node": \#(logbook.nodeId), "offset": \#(offset), "#
+            + #""log_end": \#(logbook.durableOffset), "collected_below": \#(logbook.collectedBelow)}"#
+        request.body = .bytes(ByteBuffer(string: body))
         let response = try await client.execute(request, timeout: .seconds(10))
         _ = try await response.body.collect(upTo: 1 << 16)
         guard response.status == .noContent else {

@@ -15,8 +15,11 @@ import NIOSSL
 ///   `Logbook-Node-Id`, `Logbook-Durable-Offset`, `Logbook-Start-Offset`,
 ///   `Logbook-Next-Offset`, `Logbook-Batch-Count`. Below the log start: 410 "snapshot
 ///   required".
-/// - `GET /snapshot`: the live state as crdt-lite JSON (`getChangesSince(0)`).
-/// - `POST /ack` with `{"node": ID, "offset": N}`: the peer has merged our log below N.
+/// - `GET /snapshot`: the live state as crdt-lite JSON (`Logbook.snapshotChanges()`:
+///   `getChangesSince(0)` plus a deletion per fenced record).
+/// - `POST /ack` with `{"node": ID, "offset": N, "log_end": E, "collected_below": C}`: the
+///   peer has merged our log below N; its own durable log end was E and its GC frontier C
+///   (both optional; tombstone GC needs them, see docs/maintenance.md).
 /// - `GET /changes?since=V[&format=rust|swift]`, `POST /changes`: crdt-lite JSON changes
 ///   (an array or JSON lines), `getChangesSince` and `mergeChanges` semantics.
 /// - `GET /`: a status page; `GET /metrics`: Prometheus text.
@@ -99,7 +102,7 @@ public struct ShippingServer: Sendable {
     /// merging them again changes nothing).
     private func snapshot(_ request: Request) throws -> Response {
         let durable = logbook.durableOffset
-        var response = try jsonChanges(logbook.getChangesSince(0), request)
+        var response = try jsonChanges(logbook.snapshotChanges(), request)
         response.headers[field(ShippingHeaders.nextOffset)] = String(durable)
         response.headers[field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
         return response
@@ -167,6 +170,14 @@ public struct ShippingServer: Sendable {
         struct Ack: Decodable {
             var node: UInt64
             var offset: UInt64
+            var logEnd: UInt64?
+            var collectedBelow: UInt64?
+
+            enum CodingKeys: String, CodingKey {
+                case node, offset
+                case logEnd = "log_end"
+                case collectedBelow = "collected_below"
+            }
         }
         let ack: Ack
         do { ack = try JSONDecoder().decode(Ack.self, from: try await body(of: request)) } catch let
@@ -177,7 +188,9 @@ public struct ShippingServer: Sendable {
             metrics.refused()
             throw HTTPError(.badRequest, message: #"expected {"node": ID, "offset": N}: \#(error)"#)
         }
-        do { try ledger.acknowledge(ack.offset, by: "node-\(ack.node)", nodeId: ack.node) } catch {
+        let acknowledgement = PeerLedger.Acknowledgement(
+            offset: ack.offset, peerLogEnd: ack.logEnd, peerCollectedBelow: ack.collectedBelow)
+        do { try ledger.acknowledge(acknowledgement, byNode: ack.node) } catch {
             throw HTTPError(.internalServerError, message: "\(error)")
         }
         return Response(status: .noContent)

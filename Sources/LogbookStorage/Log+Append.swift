@@ -83,6 +83,17 @@ extension Log {
         durableOffset = max(durableOffset, offset)
     }
 
+    /// Flushes and seals the active segment now, when it holds anything, so maintenance
+    /// passes (which only rewrite sealed segments) can reach its records.
+    public func sealActiveSegment() throws(StorageError) {
+        guard !isClosed else {
+            throw StorageError(.closed, "seal of a closed log", path: directory)
+        }
+        try flush()
+        guard active.size > 0 else { return }
+        try roll(nextBaseOffset: nextOffset)
+    }
+
     private func shouldRoll(adding batchSize: Int) -> Bool {
         guard active.size > 0 else { return false }
         if active.size + Int64(batchSize) > Int64(configuration.segmentSizeMax) { return true }

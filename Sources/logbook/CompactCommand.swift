@@ -11,7 +11,7 @@ struct CompactCommand: ParsableCommand {
             Keeps each (record, column)'s CRDT winner and every live tombstone, drops what they \
             supersede, merges small neighbouring segments, and swaps the result in crash-safely. \
             Offsets keep their numbers. The active segment is never touched. Tombstones \
-            themselves are removed only by tombstone GC (a later release).
+            themselves are removed only by tombstone GC (`logbook gc`).
             """)
 
     @OptionGroup var target: DirectoryArgument

@@ -58,10 +58,13 @@ struct InspectCommand: ParsableCommand {
         do {
             let logbook = try Logbook.open(directory: target.directory, options: options)
             let report = try logbook.compact(dryRun)
-            try logbook.close()
             print(
                 "dirty ratio: \(String(format: "%.2f", report.dirtyRatio)) of \(report.recordsBefore) sealed records are superseded; live tombstones: \(report.tombstones); live keys: \(report.liveKeys)"
             )
+            print(
+                "tombstone GC: node \(logbook.nodeId) holds \(logbook.tombstoneCount()) tombstones; collected below offset \(logbook.collectedBelow); \(logbook.fencedRecordCount) collected records fenced; history starts at \(logbook.historyStart)"
+            )
+            try logbook.close()
         } catch {
             print("dirty ratio: unavailable (\(error))")
         }

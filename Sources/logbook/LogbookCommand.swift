@@ -19,7 +19,8 @@ struct LogbookCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, InitCommand.self, PutCommand.self, DeleteCommand.self,
             AppendCommand.self,
-            ExportCommand.self, InspectCommand.self, CompactCommand.self, ImportCommand.self,
+            ExportCommand.self, InspectCommand.self, CompactCommand.self, GCCommand.self,
+            PeersCommand.self, ImportCommand.self,
             GenerateCommand.self, GraphCommand.self, SearchCommand.self, BridgesCommand.self,
             VerifyCommand.self, ServeCommand.self, SyncCommand.self,
             ReplayCommand.self,

@@ -123,8 +123,9 @@ enum Compactor {
         }
         for plan in merged {
             let rewritten = try rewrite(
-                plan.run, live: live, directory: directory, fileSystem: fileSystem,
-                configuration: settings, options: options)
+                plan.run, directory: directory, fileSystem: fileSystem,
+                configuration: settings, bytesPerSecondMax: options.bytesPerSecondMax
+            ) { live.isLive($0) }
             report.rawBytesRead += rewritten.rawBytesRead
             report.bytesAfter += rewritten.index.segmentSize
             try logbook.installCompacted(rewritten)
@@ -134,17 +135,18 @@ enum Compactor {
         return report
     }
 
-    private static func rewrite(
-        _ run: SegmentRun, live: LiveSet, directory: String, fileSystem: any FileSystem,
-        configuration: LogConfiguration,
-        options: CompactionOptions
+    /// Rewrites `run` keeping the records `isKept` says yes to (shared with tombstone GC).
+    static func rewrite(
+        _ run: SegmentRun, directory: String, fileSystem: any FileSystem,
+        configuration: LogConfiguration, bytesPerSecondMax: Int64?,
+        isKept: (UInt64) -> Bool
     ) throws(LogbookError) -> RewrittenRun {
         do {
             return try SegmentRewriter.rewrite(
                 run, directory: directory, fileSystem: fileSystem, configuration: configuration,
-                bytesPerSecondMax: options.bytesPerSecondMax
+                bytesPerSecondMax: bytesPerSecondMax
             ) { (offset, record) throws(StorageError) in
-                try decision(offset, record, live: live)
+                try decision(offset, record, isKept: isKept(offset))
             }
         } catch {
             throw LogbookError(error)
@@ -152,10 +154,10 @@ enum Compactor {
     }
 
     /// Keep or drop one stored record.
-    private static func decision(_ offset: UInt64, _ record: UnsafeRawBufferPointer, live: LiveSet)
+    private static func decision(_ offset: UInt64, _ record: UnsafeRawBufferPointer, isKept: Bool)
         throws(StorageError) -> RecordRewrite
     {
-        guard live.isLive(offset) else { return .drop }
+        guard isKept else { return .drop }
         guard let key = ChangeRecordCodec.readKey(record) else {
             throw StorageError(.corruption, "malformed change record", logOffset: offset)
         }
@@ -186,7 +188,7 @@ enum Compactor {
     }
 
     /// Reads the key of every record of the cursor (no strings or values are built).
-    private static func forEachKey(
+    static func forEachKey(
         _ cursor: LogCursor, _ body: (UInt64, ChangeRecordKey) -> Void
     ) throws(LogbookError) {
         while true {

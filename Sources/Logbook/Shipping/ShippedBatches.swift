@@ -13,7 +13,7 @@ public struct ShippedBatches: Sendable {
     public var nextOffset: UInt64
     /// The sender's high watermark: every offset below it is durable there.
     public var durableOffset: UInt64
-    /// The sender's first offset; pulls from below it need a snapshot.
+    /// The sender's history start (`Logbook.historyStart`); pulls from below it need a snapshot.
     public var startOffset: UInt64
 }
 
@@ -114,7 +114,7 @@ extension Logbook {
         let (cursor, durable, start) = try locked {
             () throws(LogbookError) -> (LogCursor?, UInt64, UInt64) in
             let durable = log.durableOffset
-            let start = log.startOffset
+            let start = max(log.startOffset, collection.historyStart)
             guard offset >= start else { return (nil, durable, start) }
             guard offset < durable else { return (nil, durable, start) }
             do throws(StorageError) {

@@ -1,0 +1,90 @@
+import Foundation
+import LogbookCRDT
+import LogbookStorage
+
+extension Logbook {
+    /// Tombstone GC: removes deletions every registered peer in `peers` has seen, older than
+    /// the retention time, with whatever they shadow, from the log and from memory; fences
+    /// the collected records against local re-insert until every peer has collected them
+    /// too. See `TombstoneCollector` and docs/maintenance.md. Appends continue while it
+    /// runs. One maintenance pass (compaction or GC) at a time per instance.
+    public func collectTombstones(
+        peers: PeerLedger, _ options: TombstoneCollectionOptions = TombstoneCollectionOptions()
+    ) throws(LogbookError) -> TombstoneCollectionReport {
+        try maintaining { () throws(LogbookError) in
+            try TombstoneCollector.collect(self, peers: peers, options: options)
+        }
+    }
+
+    /// Every tombstone this log held below this offset has been collected (0 before any GC).
+    /// Peers send it back in acknowledgements; their fences wait for it.
+    public var collectedBelow: UInt64 { locked { collection.collectedBelow } }
+
+    /// History below this offset lacks collected tombstones; pulls from below it need a
+    /// snapshot. The log start as shipping sees it.
+    public var historyStart: UInt64 { locked { max(collection.historyStart, log.startOffset) } }
+
+    /// Collected records whose local writes are still refused.
+    public var fencedRecordCount: Int { locked { fencedIds.count } }
+
+    /// True when local writes to `recordId` are refused because GC collected its tombstone
+    /// and a peer may still hold it.
+    public func isFenced(_ recordId: String) -> Bool { locked { fencedIds.contains(recordId) } }
+
+    /// The state as changes, for a node that joins or fell below `historyStart`: every live
+    /// column and tombstone (`getChangesSince(0)`), plus a deletion for every fenced record,
+    /// so the receiver cannot re-insert one while a peer still holds its tombstone.
+    public func snapshotChanges() -> [Change<String, String, Value>] {
+        locked {
+            var changes = crdt.getChangesSince(0)
+            for round in collection.rounds {
+                for record in round.records {
+                    changes.append(
+                        Change(
+                            recordId: record.id, colName: nil, value: nil,
+                            colVersion: tombstoneColumnVersion, dbVersion: record.dbVersion,
+                            nodeId: record.nodeId, localDbVersion: record.dbVersion))
+                }
+            }
+            return changes
+        }
+    }
+
+    // MARK: For the collector
+
+    var collectionState: TombstoneCollectionState { locked { collection } }
+
+    /// The end of the sealed segments.
+    var sealedEnd: UInt64 { locked { log.sealedSegments.last?.nextOffset ?? log.startOffset } }
+
+    func tombstoneSnapshot() -> [String: TombstoneInfo] { locked { crdt.getTombstones() } }
+
+    /// Writes the GC state durably, then adopts it (fences included).
+    func commitCollectionState(_ state: TombstoneCollectionState) throws(LogbookError) {
+        try locked { () throws(LogbookError) in
+            if state != collection {
+                try state.write(directory: directory, fileSystem: fileSystem)
+            }
+            collection = state
+            fencedIds = state.fencedIds
+        }
+    }
+
+    /// Logs the clock as it is and syncs, so dropping older records never lowers the clock
+    /// a replay restores; with `sealing`, seals the active segment too.
+    func pinClock(sealing: Bool) throws(LogbookError) {
+        try locked { () throws(LogbookError) in
+            do throws(StorageError) {
+                try appendClock()
+                try log.sync()
+                if sealing { try log.sealActiveSegment() }
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+
+    func forgetTombstones(_ ids: some Sequence<String>) {
+        locked { _ = crdt.forgetTombstones(ids) }
+    }
+}

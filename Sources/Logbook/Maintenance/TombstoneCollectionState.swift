@@ -1,0 +1,108 @@
+import Foundation
+import LogbookCRDT
+import LogbookStorage
+
+/// What tombstone GC has done, durably (`tombstone-gc.json` beside the log): how far it has
+/// collected, from where history is incomplete, when the log reached which offset (for the
+/// retention time), and the collected records still fenced against local re-insert.
+/// Written whole through `FileSystem.replaceFile` (temporary file, fsync, rename, directory
+/// fsync), so a crash leaves the old or the new version.
+struct TombstoneCollectionState: Codable, Equatable, Sendable {
+    static let fileName = "tombstone-gc.json"
+
+    /// Every tombstone this node's log held below this offset has been collected. Sent to
+    /// peers in acknowledgements: their fences wait for it.
+    var collectedBelow: UInt64 = 0
+    /// History below this offset lacks collected tombstones: a pull from below it gets
+    /// "snapshot required". Moves only when a GC run removed something.
+    var historyStart: UInt64 = 0
+    /// When GC runs saw the log end where: every record below `logEnd` existed at `time`.
+    /// The retention time is measured from these (never from a record's own content).
+    var sightings: [Sighting] = []
+    /// Collected records still fenced against local writes, one entry per GC run.
+    var rounds: [FenceRound] = []
+
+    /// The log end at a moment.
+    struct Sighting: Codable, Equatable, Sendable {
+        /// Seconds since 1970.
+        var time: Double
+        /// The log's next offset then.
+        var logEnd: UInt64
+    }
+
+    /// The records one GC run collected, fenced until every registered peer has collected
+    /// them too.
+    struct FenceRound: Codable, Equatable, Sendable {
+        /// The run's frontier: it collected tombstones logged below this offset.
+        var collectedBelow: UInt64
+        /// Seconds since 1970.
+        var time: Double
+        /// Per peer node id (decimal): the peer's log end in an acknowledgement of ours at
+        /// or past `collectedBelow`. The peer held these records' tombstones below it, so
+        /// once its own GC frontier passes it, it has collected them too.
+        var peerLogEnds: [String: UInt64]
+        /// The collected records, with the deletion that tombstoned them here.
+        var records: [FencedRecord]
+    }
+
+    /// One collected record.
+    struct FencedRecord: Codable, Equatable, Sendable {
+        var id: String
+        var dbVersion: UInt64
+        var nodeId: UInt64
+    }
+
+    /// Every fenced record id.
+    var fencedIds: Set<String> { Set(rounds.lazy.flatMap(\.records).map(\.id)) }
+
+    /// The largest log end seen at least `retention` seconds before `now` (0 when none):
+    /// tombstones logged below it are old enough to collect.
+    func retainedBelow(now: Double, retention: Double) -> UInt64 {
+        sightings.filter { now - $0.time >= retention }.map(\.logEnd).max() ?? 0
+    }
+
+    /// Adds a sighting and forgets the ones a newer old-enough sighting makes useless.
+    mutating func noteSighting(_ sighting: Sighting, retention: Double) {
+        sightings.append(sighting)
+        let old = sightings.filter { sighting.time - $0.time >= retention }
+        if let newestOld = old.max(by: { $0.logEnd < $1.logEnd }) {
+            sightings.removeAll { $0.logEnd < newestOld.logEnd && $0.time <= newestOld.time }
+        }
+        // Bound the list: keep the oldest (closest to old enough) and the newest.
+        if sightings.count > 64 { sightings.remove(at: sightings.count - 2) }
+    }
+
+    static func read(directory: String, fileSystem: any FileSystem) throws(LogbookError)
+        -> TombstoneCollectionState
+    {
+        let path = directory + "/" + fileName
+        guard fileSystem.exists(path) else { return TombstoneCollectionState() }
+        let bytes: [UInt8]
+        do {
+            let file = try fileSystem.open(path, mode: .read)
+            bytes = try file.read(at: 0, count: Int(try file.size()))
+            try file.close()
+        } catch {
+            throw LogbookError(error)
+        }
+        do {
+            return try JSONDecoder().decode(TombstoneCollectionState.self, from: Data(bytes))
+        } catch {
+            throw LogbookError(.badMetadata, "tombstone GC state unreadable: \(error)", path: path)
+        }
+    }
+
+    func write(directory: String, fileSystem: any FileSystem) throws(LogbookError) {
+        let path = directory + "/" + Self.fileName
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(self) else {
+            throw LogbookError(.badMetadata, "cannot encode the tombstone GC state", path: path)
+        }
+        do {
+            try fileSystem.replaceFile(path, with: [UInt8](data), durable: true)
+        } catch {
+            throw LogbookError(error)
+        }
+    }
+}

@@ -1,0 +1,278 @@
+import Foundation
+import LogbookCRDT
+import LogbookStorage
+
+/// How a tombstone GC runs.
+public struct TombstoneCollectionOptions: Sendable {
+    /// Compute and report, change nothing (not even the retention sightings).
+    public var dryRun = false
+    /// Collect only tombstones that have been in the log at least this long, in seconds.
+    /// Default one day, as Kafka's `delete.retention.ms`. Measured from GC runs' sightings
+    /// of the log end (`tombstone-gc.json`): the first run after a deletion starts its clock.
+    public var retentionSeconds: Double = 86_400
+    /// The time now; nil for the wall clock (tests pass their own).
+    public var now: Date? = nil
+    /// Cap the rewrite at this many bytes per second; nil for no cap.
+    public var bytesPerSecondMax: Int64? = nil
+
+    /// The defaults.
+    public init() {}
+}
+
+/// What a tombstone GC found and did.
+public struct TombstoneCollectionReport: Sendable {
+    /// The peers that gate GC.
+    public var registeredPeers: [UInt64] = []
+    /// Why nothing new could be collected, when so.
+    public var blockedBecause: String?
+    /// Acknowledgements allow collecting tombstones logged below this offset.
+    public var acknowledgedBelow: UInt64 = 0
+    /// The retention time allows collecting tombstones logged below this offset.
+    public var retainedBelow: UInt64 = 0
+    /// After this run: every tombstone logged below this offset has been collected.
+    public var collectedBelow: UInt64 = 0
+    /// Pulls from below this offset get "snapshot required" (after this run).
+    public var historyStart: UInt64 = 0
+    /// Tombstones held before and after.
+    public var tombstonesBefore = 0
+    /// Tombstones held before and after.
+    public var tombstonesAfter = 0
+    /// Tombstones acknowledged by every peer but younger than the retention time.
+    public var waitingForRetention = 0
+    /// Records whose tombstones were (or would be) collected.
+    public var collected = 0
+    /// Log records removed (tombstones and whatever they shadowed).
+    public var recordsRemoved = 0
+    /// Segments rewritten.
+    public var segmentsRewritten = 0
+    /// Bytes of the whole log before and after.
+    public var bytesBefore: Int64 = 0
+    /// Bytes of the whole log before and after.
+    public var bytesAfter: Int64 = 0
+    /// Collected records whose fence (against local re-insert) was lifted this run.
+    public var unfenced = 0
+    /// Collected records still fenced after this run.
+    public var fenced = 0
+    /// Wall time.
+    public var seconds = 0.0
+}
+
+/// Tombstone GC, a pass separate from compaction: removes a deletion and everything it
+/// shadows, from the log and from memory, once that is safe. The rule (argued in
+/// docs/maintenance.md, checked by `TombstoneGCSimulationTests`):
+///
+/// 1. *Every registered peer has the tombstone*: each has acknowledged our log past it.
+/// 2. *Nothing older can still arrive*: we have pulled each peer's log past the end it
+///    reported in that acknowledgement (all it logged before it had the tombstone).
+/// 3. *The retention time has passed* since a GC run saw the tombstone in the log.
+/// 4. *No unknown peer*: a node that synced with us but is not registered blocks GC.
+///
+/// A collected record is then *fenced*: local writes to it are refused until every
+/// registered peer reports (in its acknowledgements) that its own GC has passed the point
+/// where it held that tombstone. Without the fence, a re-insert here would reach a peer that
+/// still holds the tombstone, be dropped there, and the two would differ for good.
+enum TombstoneCollector {
+    static func collect(
+        _ logbook: Logbook, peers: PeerLedger, options: TombstoneCollectionOptions
+    ) throws(LogbookError) -> TombstoneCollectionReport {
+        let started = ContinuousClock.now
+        let now = (options.now ?? Date()).timeIntervalSince1970
+        var report = TombstoneCollectionReport()
+        report.bytesBefore = logbook.sizeBytes
+        report.registeredPeers = peers.registeredPeers
+        let unknownPeers = peers.unknownPeers(excluding: logbook.nodeId)
+        var state = logbook.collectionState
+        let logEnd = logbook.nextOffset
+
+        // Conditions 1, 2 and 4: how far acknowledgements allow.
+        var acknowledgedBelow = logEnd
+        var peerLogEnds: [String: UInt64] = [:]
+        if let unknown = unknownPeers.first {
+            report.blockedBecause =
+                "node \(unknown) has synced with this node but is not a registered peer "
+                + "(register it with `logbook peers DIR add \(unknown)`, or remove it)"
+        }
+        for peer in report.registeredPeers where report.blockedBecause == nil {
+            let entry = peers.acknowledgement(of: peer)
+            guard let settled = entry?.settledAcknowledged, let end = entry?.settledPeerLogEnd
+            else {
+                report.blockedBecause =
+                    entry?.acknowledged == nil
+                    ? "peer \(peer) has not acknowledged anything yet"
+                    : "this node has not pulled peer \(peer)'s log far enough yet "
+                        + "(at \(peers.pullCursor(ofNode: peer) ?? 0); its acknowledgements "
+                        + "need \(entry?.pending?.first?.last ?? 0))"
+                break
+            }
+            acknowledgedBelow = min(acknowledgedBelow, settled)
+            peerLogEnds[String(peer)] = end
+        }
+        if report.blockedBecause != nil { acknowledgedBelow = 0 }
+
+        // Condition 3: how far the retention time allows.
+        // (A dry run notes the sighting only in its own copy of the state.)
+        state.noteSighting(.init(time: now, logEnd: logEnd), retention: options.retentionSeconds)
+        report.acknowledgedBelow = acknowledgedBelow
+        report.retainedBelow = state.retainedBelow(now: now, retention: options.retentionSeconds)
+        let collectBelow = min(acknowledgedBelow, report.retainedBelow)
+
+        // Which tombstoned records have their (latest) deletion logged below the frontier.
+        let tombstones = logbook.tombstoneSnapshot()
+        report.tombstonesBefore = tombstones.count
+        var latestDeletion: [String: UInt64] = [:]
+        try scan(logbook) { offset, key in
+            guard key.isRecordDeletion else { return }
+            latestDeletion[String(decoding: key.recordId, as: UTF8.self)] = offset
+        }
+        var collected: [String: UInt64] = [:]
+        for (id, offset) in latestDeletion where tombstones[id] != nil {
+            if offset < collectBelow {
+                collected[id] = offset
+            } else if offset < acknowledgedBelow {
+                report.waitingForRetention += 1
+            }
+        }
+        report.collected = collected.count
+        state.collectedBelow = max(state.collectedBelow, collectBelow)
+
+        if options.dryRun {
+            report.recordsRemoved = try countRecords(of: Set(collected.keys), logbook)
+            report.collectedBelow = state.collectedBelow
+            report.historyStart = state.historyStart
+            report.tombstonesAfter = tombstones.count - collected.count
+            report.fenced = logbook.fencedRecordCount
+            report.bytesAfter = report.bytesBefore
+            report.seconds = seconds(since: started)
+            return report
+        }
+
+        if !collected.isEmpty {
+            // Fence first (durably), so a crash in the rewrite leaves the records fenced.
+            state.historyStart = max(state.historyStart, collectBelow)
+            state.rounds.append(
+                .init(
+                    collectedBelow: collectBelow, time: now, peerLogEnds: peerLogEnds,
+                    records: collected.keys.sorted().compactMap { id in
+                        tombstones[id].map {
+                            .init(id: id, dbVersion: $0.dbVersion, nodeId: $0.nodeId)
+                        }
+                    }))
+            try logbook.commitCollectionState(state)
+            // Dropping records may drop the newest version logged: pin the clock first. And
+            // seal the active segment when a collected tombstone is still in it.
+            try logbook.pinClock(sealing: collected.values.contains { $0 >= logbook.sealedEnd })
+            let (removed, rewritten) = try removeRecords(
+                of: Set(collected.keys), logbook, bytesPerSecondMax: options.bytesPerSecondMax)
+            report.recordsRemoved = removed
+            report.segmentsRewritten = rewritten
+            logbook.forgetTombstones(collected.keys)
+        }
+
+        // Lift the fences every registered peer has collected past.
+        if unknownPeers.isEmpty {
+            report.unfenced = liftFences(&state, peers: peers, registered: report.registeredPeers)
+        }
+        try logbook.commitCollectionState(state)
+        report.collectedBelow = state.collectedBelow
+        report.historyStart = state.historyStart
+        report.tombstonesAfter = logbook.tombstoneCount()
+        report.fenced = logbook.fencedRecordCount
+        report.bytesAfter = logbook.sizeBytes
+        report.seconds = seconds(since: started)
+        return report
+    }
+
+    /// Drops the rounds whose records every registered peer has collected; returns how many
+    /// records were unfenced.
+    private static func liftFences(
+        _ state: inout TombstoneCollectionState, peers: PeerLedger, registered: [UInt64]
+    ) -> Int {
+        var unfenced = 0
+        var kept: [TombstoneCollectionState.FenceRound] = []
+        for var round in state.rounds {
+            var everyPeerCollected = true
+            for peer in registered {
+                let entry = peers.acknowledgement(of: peer)
+                if round.peerLogEnds[String(peer)] == nil,
+                    let acknowledged = entry?.acknowledged, acknowledged >= round.collectedBelow,
+                    let end = entry?.peerLogEnd
+                {
+                    // A peer registered after the round: any acknowledgement past the round's
+                    // frontier means it held (or never had) these tombstones below its end.
+                    round.peerLogEnds[String(peer)] = end
+                }
+                guard let end = round.peerLogEnds[String(peer)],
+                    let collectedBelow = entry?.peerCollectedBelow, collectedBelow >= end
+                else {
+                    everyPeerCollected = false
+                    continue
+                }
+            }
+            if everyPeerCollected {
+                unfenced += round.records.count
+            } else {
+                kept.append(round)
+            }
+        }
+        state.rounds = kept
+        return unfenced
+    }
+
+    /// Reads the key of every record in the log, in offset order.
+    private static func scan(
+        _ logbook: Logbook, _ body: (UInt64, ChangeRecordKey) -> Void
+    ) throws(LogbookError) {
+        let (cursor, _, _, _, _) = try logbook.snapshotForCompaction()
+        try Compactor.forEachKey(cursor, body)
+    }
+
+    /// Offsets of every record of `ids` in the log.
+    private static func offsets(of ids: Set<String>, _ logbook: Logbook) throws(LogbookError)
+        -> Set<UInt64>
+    {
+        var offsets: Set<UInt64> = []
+        guard !ids.isEmpty else { return offsets }
+        try scan(logbook) { offset, key in
+            guard !key.isClock, ids.contains(String(decoding: key.recordId, as: UTF8.self)) else {
+                return
+            }
+            offsets.insert(offset)
+        }
+        return offsets
+    }
+
+    private static func countRecords(of ids: Set<String>, _ logbook: Logbook) throws(LogbookError)
+        -> Int
+    {
+        try offsets(of: ids, logbook).count
+    }
+
+    /// Rewrites, in ascending order, every sealed segment holding a record of `ids` without
+    /// those records. Ascending matters: a record's changes come before its deletion, so a
+    /// crash between two segments leaves either the deletion or nothing of the record.
+    private static func removeRecords(
+        of ids: Set<String>, _ logbook: Logbook, bytesPerSecondMax: Int64?
+    ) throws(LogbookError) -> (removed: Int, segmentsRewritten: Int) {
+        let dead = try offsets(of: ids, logbook)
+        let (_, runs, directory, fileSystem, configuration) = try logbook.snapshotForCompaction()
+        let sealedEnd = runs.last?.endOffset ?? 0
+        if let unsealed = dead.first(where: { $0 >= sealedEnd }) {
+            throw LogbookError(
+                .failed, "record at offset \(unsealed) to collect is not in a sealed segment",
+                path: directory, logOffset: unsealed)
+        }
+        let ascending = dead.sorted()
+        var rewritten = 0
+        for run in runs {
+            guard let first = ascending.firstIndex(where: { $0 >= run.baseOffset }) else { break }
+            guard ascending[first] < run.endOffset else { continue }
+            let output = try Compactor.rewrite(
+                run, directory: directory, fileSystem: fileSystem, configuration: configuration,
+                bytesPerSecondMax: bytesPerSecondMax
+            ) { !dead.contains($0) }
+            try logbook.installCompacted(output)
+            rewritten += 1
+        }
+        return (dead.count, rewritten)
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import LogbookStorage
+
+/// What a node remembers about its peers, durably (`peers.json` beside the log): for each
+/// peer it pulls from, the offset its next pull starts at; for each peer that pulls from it,
+/// what that peer last acknowledged; and which peers are registered, the membership that
+/// gates tombstone GC (docs/maintenance.md). Every change is written through a temporary
+/// file, synced and renamed, the directory synced after.
+///
+/// Entries are named by the peer's URL (pull cursors) or `node-ID` (acknowledgements and
+/// registration); both carry the node id once it is known, which is how GC joins them.
+public final class PeerLedger: @unchecked Sendable {
+    // @unchecked: the state is guarded by `lock`.
+    /// One peer's entry.
+    public struct Entry: Codable, Equatable, Sendable {
+        /// Pull: the offset in the peer's log the next pull starts at.
+        public var cursor: UInt64?
+        /// Ack: the offset of our log the peer has merged everything below.
+        public var acknowledged: UInt64?
+        /// Ack: the peer's own durable log end when it sent that acknowledgement. Everything
+        /// the peer had logged by then lies below it.
+        public var peerLogEnd: UInt64?
+        /// Ack: the peer's GC frontier: it has collected every tombstone its log held below
+        /// this offset (of its own log).
+        public var peerCollectedBelow: UInt64?
+        /// The newest acknowledgement whose `peerLogEnd` this node has pulled past: GC may
+        /// rely on it (everything the peer had logged when it sent it is merged here).
+        public var settledAcknowledged: UInt64?
+        /// The `peerLogEnd` of the settled acknowledgement.
+        public var settledPeerLogEnd: UInt64?
+        /// Acknowledgements not settled yet, as [offset, peerLogEnd] pairs, oldest first (at
+        /// most `pendingMax`; the newest replaces the last when full).
+        public var pending: [[UInt64]]?
+        /// The peer's node id, once known.
+        public var nodeId: UInt64?
+        /// True for a peer registered with `register` (it gates tombstone GC).
+        public var registered: Bool?
+        /// True for a peer removed with `unregister`: it no longer gates GC, and its
+        /// entries are not "unknown peers" either.
+        public var removed: Bool?
+        /// When the entry last changed (seconds since 1970).
+        public var updated: Double
+    }
+
+    /// One acknowledgement, as a peer sends it.
+    public struct Acknowledgement: Sendable, Equatable {
+        /// The peer has merged our log below this offset.
+        public var offset: UInt64
+        /// The peer's durable log end when it sent this.
+        public var peerLogEnd: UInt64?
+        /// The peer's GC frontier in its own log.
+        public var peerCollectedBelow: UInt64?
+
+        /// An acknowledgement of `offset`.
+        public init(offset: UInt64, peerLogEnd: UInt64? = nil, peerCollectedBelow: UInt64? = nil) {
+            self.offset = offset
+            self.peerLogEnd = peerLogEnd
+            self.peerCollectedBelow = peerCollectedBelow
+        }
+    }
+
+    private let path: String
+    private let lock = NSLock()
+    private var entries: [String: Entry]
+
+    /// Opens the ledger in a Logbook directory (an absent file is an empty ledger; a damaged
+    /// one is refused with its path).
+    public init(directory: String) throws {
+        path = directory + "/peers.json"
+        if let data = FileManager.default.contents(atPath: path) {
+            do {
+                entries = try JSONDecoder().decode([String: Entry].self, from: data)
+            } catch {
+                throw LogbookError(.badMetadata, "peer ledger unreadable: \(error)", path: path)
+            }
+        } else {
+            entries = [:]
+        }
+    }
+
+    /// The entry name for a node's acknowledgements and registration.
+    public static func nodeEntryName(_ nodeId: UInt64) -> String { "node-\(nodeId)" }
+
+    /// Every peer's entry, by peer name (its URL for pulls, `node-ID` for acks).
+    public var all: [String: Entry] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries
+    }
+
+    /// The pull cursor for `peer` (0 when never pulled).
+    public func cursor(for peer: String) -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries[peer]?.cursor ?? 0
+    }
+
+    /// Unsettled acknowledgements kept per peer.
+    static let pendingMax = 16
+
+    /// Records a pull cursor durably (written, synced and renamed before returning).
+    public func setCursor(_ cursor: UInt64, for peer: String, nodeId: UInt64?) throws {
+        try update(peer) {
+            $0.cursor = cursor
+            if let nodeId { $0.nodeId = nodeId }
+        }
+        if let nodeId { try update(Self.nodeEntryName(nodeId), settling: nodeId) { _ in } }
+    }
+
+    /// Records an acknowledgement from node `nodeId` durably; an older offset never lowers a
+    /// newer one, and the peer's log end and GC frontier only rise.
+    public func acknowledge(_ ack: Acknowledgement, byNode nodeId: UInt64) throws {
+        try update(Self.nodeEntryName(nodeId), settling: nodeId) {
+            $0.acknowledged = max($0.acknowledged ?? 0, ack.offset)
+            if let end = ack.peerLogEnd {
+                $0.peerLogEnd = max($0.peerLogEnd ?? 0, end)
+                var pending = $0.pending ?? []
+                if pending.count >= Self.pendingMax { pending.removeLast() }
+                pending.append([ack.offset, end])
+                $0.pending = pending
+            }
+            if let below = ack.peerCollectedBelow {
+                $0.peerCollectedBelow = max($0.peerCollectedBelow ?? 0, below)
+            }
+            $0.nodeId = nodeId
+        }
+    }
+
+    /// Registers node `nodeId` as a peer: from now on tombstone GC waits for it.
+    public func register(_ nodeId: UInt64) throws {
+        try update(Self.nodeEntryName(nodeId)) {
+            $0.nodeId = nodeId
+            $0.registered = true
+            $0.removed = nil
+        }
+    }
+
+    /// Removes node `nodeId` from the peers: GC no longer waits for it. A removed node must
+    /// not sync with this one again with its old state (docs/maintenance.md).
+    public func unregister(_ nodeId: UInt64) throws {
+        try update(Self.nodeEntryName(nodeId)) {
+            $0.nodeId = nodeId
+            $0.registered = nil
+            $0.removed = true
+        }
+    }
+
+    /// The registered peers' node ids, ascending.
+    public var registeredPeers: [UInt64] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.values.filter { $0.registered == true }.compactMap(\.nodeId).sorted()
+    }
+
+    /// Nodes this one has pulled from or been acknowledged by that are neither registered
+    /// nor removed, ascending: their state is not accounted for, so they block GC.
+    public func unknownPeers(excluding ownNode: UInt64) -> [UInt64] {
+        lock.lock()
+        defer { lock.unlock() }
+        let known = Set(
+            entries.values.filter { $0.registered == true || $0.removed == true }.compactMap(
+                \.nodeId))
+        let seen = Set(entries.values.compactMap(\.nodeId))
+        return seen.subtracting(known).subtracting([ownNode]).sorted()
+    }
+
+    /// Node `nodeId`'s acknowledgement entry, if any.
+    public func acknowledgement(of nodeId: UInt64) -> Entry? {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries[Self.nodeEntryName(nodeId)]
+    }
+
+    /// The furthest this node has pulled node `nodeId`'s log (over every URL it was pulled
+    /// at), nil when never.
+    public func pullCursor(ofNode nodeId: UInt64) -> UInt64? {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.values.filter { $0.nodeId == nodeId }.compactMap(\.cursor).max()
+    }
+
+    /// Changes one entry and writes the ledger; with `settling`, first moves that node's
+    /// pending acknowledgements this node has pulled past into the settled one.
+    private func update(
+        _ peer: String, settling nodeId: UInt64? = nil, _ change: (inout Entry) -> Void
+    ) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        var entry = entries[peer] ?? Entry(updated: 0)
+        change(&entry)
+        if let nodeId {
+            let pulled = entries.values.filter { $0.nodeId == nodeId }.compactMap(\.cursor).max()
+            var unsettled: [[UInt64]] = []
+            for pair in entry.pending ?? [] where pair.count == 2 {
+                if let pulled, pair[1] <= pulled {
+                    if pair[0] >= entry.settledAcknowledged ?? 0 {
+                        entry.settledAcknowledged = pair[0]
+                        entry.settledPeerLogEnd = pair[1]
+                    }
+                } else {
+                    unsettled.append(pair)
+                }
+            }
+            entry.pending = unsettled.isEmpty ? nil : unsettled
+        }
+        entry.updated = Date().timeIntervalSince1970
+        entries[peer] = entry
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let data = try encoder.encode(entries)
+        do {
+            try PosixFileSystem().replaceFile(path, with: [UInt8](data), durable: true)
+        } catch {
+            throw LogbookError(error)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import Logbook
+
+/// `logbook peers DIR add|remove|list`.
+struct PeersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "peers",
+        abstract: "Manage the peers whose acknowledgements gate tombstone GC.",
+        discussion: """
+            Register every node of the cluster on every node, before it syncs: GC waits \
+            until each registered peer has acknowledged a tombstone, and a node that syncs \
+            without being registered blocks GC. A removed peer no longer gates GC; it must \
+            not sync again with its old state (give it a fresh directory). Node ids are shown \
+            by `logbook inspect` and on each node's status page.
+            """,
+    )
+
+    /// What to do.
+    enum Action: String, ExpressibleByArgument, CaseIterable {
+        case add, remove, list
+    }
+
+    @OptionGroup var target: DirectoryArgument
+    @Argument(help: "add, remove or list.")
+    var action: Action
+    @Argument(help: "The peer's node id (for add and remove).")
+    var nodeId: UInt64?
+
+    func validate() throws {
+        if action != .list && nodeId == nil {
+            throw ValidationError("\(action.rawValue) needs the peer's node id")
+        }
+        if action == .list && nodeId != nil { throw ValidationError("list takes no node id") }
+    }
+
+    func run() throws {
+        let ledger = try openLedger(target.directory)
+        do {
+            switch (action, nodeId) {
+            case (.add, let node?):
+                try ledger.register(node)
+                print("registered node \(node)")
+            case (.remove, let node?):
+                try ledger.unregister(node)
+                print("removed node \(node)")
+            default:
+                list(ledger)
+            }
+        } catch {
+            throw exitWithError(error)
+        }
+    }
+
+    private func list(_ ledger: PeerLedger) {
+        let entries = ledger.all.sorted { $0.key < $1.key }
+        if entries.isEmpty { print("no peers") }
+        for (name, entry) in entries {
+            var fields: [String] = []
+            if let node = entry.nodeId { fields.append("node \(node)") }
+            if entry.registered == true { fields.append("registered") }
+            if entry.removed == true { fields.append("removed") }
+            if let cursor = entry.cursor { fields.append("pulled to \(cursor)") }
+            if let acknowledged = entry.acknowledged {
+                fields.append("acknowledged \(acknowledged)")
+            }
+            if let settled = entry.settledAcknowledged { fields.append("settled \(settled)") }
+            if let end = entry.peerLogEnd { fields.append("its log end \(end)") }
+            if let below = entry.peerCollectedBelow { fields.append("it collected below \(below)") }
+            print("\(name): \(fields.joined(separator: ", "))")
+        }
+    }
+}
+
+/// The ledger of an existing Logbook directory.
+private func openLedger(_ directory: String) throws -> PeerLedger {
+    guard FileManager.default.fileExists(atPath: directory + "/logbook.json") else {
+        throw exitWithError(
+            LogbookError(.nodeMismatch, "not a Logbook directory", path: directory))
+    }
+    do { return try PeerLedger(directory: directory) } catch { throw exitWithError(error) }
+}
