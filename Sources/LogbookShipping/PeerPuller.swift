@@ -89,6 +89,9 @@ public struct PeerPuller: Sendable {
             report.peerDurableOffset = durable
             let bytes = Array(body.readableBytesView)
             if bytes.isEmpty {
+                // Nothing new, but our log end and GC frontier may have moved: the peer's
+                // fences wait for them, so acknowledge anyway.
+                try await acknowledge(cursor)
                 report.cursor = cursor
                 return report
             }

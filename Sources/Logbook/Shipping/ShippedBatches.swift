@@ -83,7 +83,12 @@ public enum ShippedBatchReader {
                 }
                 raw.withUnsafeBytes { records in
                     _ = BatchDecoder.forEachRecord(records) { delta, record in
-                        switch ChangeRecordCodec.decode(record, into: &scratch) {
+                        let decoded = ChangeRecordCodec.decode(record, into: &scratch)
+                        switch decoded {
+                        // A pull from inside a batch gets the whole batch; the records before
+                        // the cursor were merged already, and after a tombstone GC merging
+                        // one again could bring back what was collected.
+                        case .change where header.baseOffset + UInt64(delta) < offset: break
                         case .change: changes.append(scratch)
                         case .clock: break
                         case .failure(let reason):
