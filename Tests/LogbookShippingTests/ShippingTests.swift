@@ -226,6 +226,42 @@ final class TestNode: @unchecked Sendable {
         #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
     }
 
+    @Test func aNodeWhoseGCMovedItsHistoryStartAnswers410AndItsSnapshotBringsAPeerBack()
+        async throws
+    {
+        let nodes = try await TestNode.started(2)
+        defer { for node in nodes { node.stop() } }
+        let (a, b) = (nodes[0], nodes[1])
+        for index in 0..<40 {
+            try await a.logbook.insertOrUpdate(
+                "entity/e\(index)", fields: [("name", .string("n\(index)"))])
+        }
+        for index in stride(from: 0, to: 40, by: 4) {
+            try await a.logbook.deleteRecord("entity/e\(index)")
+        }
+        try a.logbook.sync()
+        // A standalone node (no peers registered, none synced yet) may collect at once.
+        var options = TombstoneCollectionOptions()
+        options.retentionSeconds = 0
+        let collected = try a.logbook.collectTombstones(peers: a.ledger, options)
+        #expect(collected.collected == 10)
+        #expect(a.logbook.historyStart > 0)
+        let (status, body) = try await a.send("/log?from=0")
+        #expect(status == 410)
+        #expect(body.contains("snapshot required"))
+
+        let report = try await b.puller(from: a).catchUp()
+        #expect(report.snapshots == 1)
+        #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
+        #expect(b.logbook.getRecord("entity/e0") == nil && b.logbook.getRecord("entity/e1") != nil)
+        // Later writes arrive as batches from the offset the snapshot covered.
+        try await a.logbook.insertOrUpdate("entity/e1", fields: [("name", "renamed")])
+        try a.logbook.sync()
+        let later = try await b.puller(from: a).catchUp()
+        #expect(later.snapshots == 0 && later.pulls > 0)
+        #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
+    }
+
     @Test func nodesShipOverTLSAndRefuseAnUntrustedCertificate() async throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Fixtures")

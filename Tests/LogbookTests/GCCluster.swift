@@ -89,7 +89,7 @@ final class GCCluster {
         do {
             return try nodes[sender].storedBatches(
                 from: cursor, maxBytes: network.pick(256..<8192))
-        } catch let error as LogbookError {
+        } catch {
             if error.code == .snapshotRequired { return nil }
             throw error
         }
