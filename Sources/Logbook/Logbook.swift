@@ -185,7 +185,7 @@ public final class Logbook: @unchecked Sendable {
     /// Writes everything appended so far and `fdatasync`s it, whatever the durability mode.
     public func sync() throws(LogbookError) {
         try locked { () throws(LogbookError) in
-            do throws(StorageError) { try log.sync() } catch { throw fail(error) }
+            do throws(StorageError) { try syncLog() } catch { throw fail(error) }
         }
     }
 
@@ -231,6 +231,13 @@ public final class Logbook: @unchecked Sendable {
             }
         }
         return changes
+    }
+
+    /// Called with the lock held: syncs the log and tells the group committer, whose waiters
+    /// would otherwise wait for a sync with nothing left to do.
+    func syncLog() throws(StorageError) {
+        try log.sync()
+        committer?.noteDurable(through: log.durableOffset)
     }
 
     /// Called with the lock held: logs the clock as it is now.

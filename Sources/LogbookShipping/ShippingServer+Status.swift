@@ -14,6 +14,12 @@ extension ShippingServer {
         gauge("logbook_start_offset", "The log's first offset.", logbook.startOffset)
         gauge("logbook_segments", "Segment files.", UInt64(logbook.segmentCount))
         gauge("logbook_size_bytes", "Bytes of segments on disk.", UInt64(max(0, logbook.sizeBytes)))
+        gauge(
+            "logbook_history_start", "Pulls from below this need a snapshot.", logbook.historyStart)
+        gauge("logbook_tombstones", "Tombstones held.", UInt64(logbook.tombstoneCount()))
+        gauge(
+            "logbook_fenced_records", "Collected records still fenced against local writes.",
+            UInt64(logbook.fencedRecordCount))
         lines.append("# HELP logbook_state_digest_info The replica's state digest, as a label.")
         lines.append("# TYPE logbook_state_digest_info gauge")
         lines.append("logbook_state_digest_info{digest=\"\(logbook.stateDigest())\"} 1")
@@ -47,8 +53,11 @@ extension ShippingServer {
         var rows = ""
         for (peer, entry) in ledger.all.sorted(by: { $0.key < $1.key }) {
             let lag = entry.acknowledged.map { next > $0 ? "\(next - $0)" : "0" } ?? "—"
+            let role =
+                entry.registered == true ? "registered" : entry.removed == true ? "removed" : ""
             rows +=
                 "<tr><td>\(escape(peer))</td><td>\(entry.nodeId.map(String.init) ?? "—")</td>"
+                + "<td>\(role)</td>"
                 + "<td>\(entry.cursor.map(String.init) ?? "—")</td>"
                 + "<td>\(entry.acknowledged.map(String.init) ?? "—")</td><td>\(lag)</td></tr>"
         }
@@ -59,8 +68,10 @@ extension ShippingServer {
             <style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 10px;text-align:left}</style>
             </head><body><h1>Logbook node \(logbook.nodeId)</h1>
             <p>directory <code>\(escape(logbook.directory))</code>; offsets \(logbook.startOffset)–\(next);
-            \(logbook.segmentCount) segments, \(logbook.sizeBytes) bytes</p>
-            <h2>Peers</h2><table><tr><th>peer</th><th>node</th><th>pull cursor</th>
+            \(logbook.segmentCount) segments, \(logbook.sizeBytes) bytes; \(logbook.tombstoneCount()) tombstones,
+            GC collected below \(logbook.collectedBelow), \(logbook.fencedRecordCount) records fenced, history starts at
+            \(logbook.historyStart)</p>
+            <h2>Peers</h2><table><tr><th>peer</th><th>node</th><th>GC</th><th>pull cursor</th>
             <th>acknowledged</th><th>lag (offsets)</th></tr>\(rows)</table>
             <h2>Counters</h2><table>\(counters)</table></body></html>
             """

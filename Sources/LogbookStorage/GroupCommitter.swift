@@ -74,6 +74,16 @@ public final class GroupCommitter: @unchecked Sendable {
         }
     }
 
+    /// Records that everything below `offset` became durable by a sync made outside the
+    /// committer (an explicit `sync()`, a maintenance pass): waiters it covers resume, and
+    /// the committer never waits for a sync that has nothing left to do.
+    public func noteDurable(through offset: UInt64) {
+        condition.lock()
+        defer { condition.unlock() }
+        durableOffset = max(durableOffset, offset)
+        resumeCoveredWaiters()
+    }
+
     /// Syncs what is pending, resumes the last waiters and stops the thread. Idempotent.
     public func stop() {
         condition.lock()

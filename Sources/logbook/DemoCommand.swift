@@ -22,7 +22,8 @@ struct DemoCommand: AsyncParsableCommand {
             graph, search and bridge views answer a path, a search and a summary, and a reopen \
             rebuilds them by replay to the same digests. Part 4: two nodes on loopback \
             (DIRECTORY-node1, -node2) write conflicting updates, pull each other's logs over \
-            HTTP and end with one state digest.
+            HTTP and end with one state digest; then, registered as each other's peers, one \
+            deletes records and both collect the tombstones (tombstone GC).
             """
     )
 

@@ -15,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
             /ack, GET /changes?since=V and POST /changes (crdt-lite JSON), GET / (status \\
             page), GET /metrics (Prometheus). Each --peer is pulled from its saved cursor \\
             (peers.json beside the log), again every --interval milliseconds, backing off up \\
-            to 5 s after failures. Writes are group-committed, so what is served is durable.
+            to 5 s after failures. Writes are group-committed, so what is served is durable. \
+            With --gc-every, tombstone GC runs that often (see `logbook gc --help` and \
+            `logbook peers`: it waits for every registered peer).
             """)
 
     @OptionGroup var target: DirectoryArgument
@@ -35,12 +37,18 @@ struct ServeCommand: AsyncParsableCommand {
     var tlsKey: String?
     @Option(help: "Trust HTTPS peers whose certificates this PEM file holds (or signed).")
     var ca: String?
+    @Option(help: "Run tombstone GC every this many seconds (default: never).")
+    var gcEvery: Double?
+    @Option(help: "GC collects tombstones at least this many seconds old.")
+    var gcRetention: Double = 86_400
 
     func validate() throws {
         guard !token.isEmpty else { throw ValidationError("--token must not be empty") }
         guard (0...65535).contains(port), interval > 0 else {
             throw ValidationError("--port must be 0...65535 and --interval positive")
         }
+        if let gcEvery, gcEvery <= 0 { throw ValidationError("--gc-every must be positive") }
+        guard gcRetention >= 0 else { throw ValidationError("--gc-retention must not be negative") }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-key go together")
         }
@@ -69,12 +77,24 @@ struct ServeCommand: AsyncParsableCommand {
         let peers = peer
         let token = token
         let interval = interval
+        let gcEvery = gcEvery
+        let gcOptions = {
+            var options = TombstoneCollectionOptions()
+            options.retentionSeconds = gcRetention
+            return options
+        }()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await application.runService() }
+            if let gcEvery {
+                group.addTask {
+                    try await collectTombstonesPeriodically(
+                        logbook, peers: ledger, every: gcEvery, options: gcOptions)
+                }
+            }
             for url in peers {
                 group.addTask {
                     let puller = PeerPuller(
-                        logbook: logbook, peer: url, token: token, ledger: ledger)
+                        logbook: logbook, peer: url, token: token, ledger: ledger, client: client)
                     await puller.run(interval: .milliseconds(interval)) { outcome in
                         switch outcome {
                         case .success(let report) where report.accepted > 0:
@@ -94,6 +114,33 @@ struct ServeCommand: AsyncParsableCommand {
         }
         try await client.shutdown()
         try logbook.close()
+    }
+}
+
+/// Runs tombstone GC every `seconds` until cancelled, printing what each run removed or why
+/// it is blocked (once per reason).
+private func collectTombstonesPeriodically(
+    _ logbook: Logbook, peers: PeerLedger, every seconds: Double,
+    options: TombstoneCollectionOptions
+) async throws {
+    var lastBlock: String?
+    while !Task.isCancelled {
+        try await Task.sleep(for: .seconds(seconds))
+        do {
+            let report = try logbook.collectTombstones(peers: peers, options)
+            if report.collected > 0 || report.unfenced > 0 {
+                printNow(
+                    "gc: collected \(report.collected) tombstones (\(report.recordsRemoved) records), unfenced \(report.unfenced); history starts at \(report.historyStart)"
+                )
+            }
+            if let reason = report.blockedBecause, reason != lastBlock {
+                printNow("gc: blocked: \(reason)")
+            }
+            lastBlock = report.blockedBecause
+        } catch {
+            var standardError = StandardError()
+            print("gc failed: \(error); retrying", to: &standardError)
+        }
     }
 }
 

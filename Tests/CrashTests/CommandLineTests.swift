@@ -49,6 +49,43 @@ import Testing
         #expect(try LogbookExecutable.run(["inspect", second]).standardOutput.contains("(active)"))
     }
 
+    @Test func peersGateGCAndGCReportsWhatItRemoved() throws {
+        guard LogbookExecutable.built() != nil else { return }
+        let directory = scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
+        for lamp in ["a", "b", "c"] {
+            #expect(
+                try LogbookExecutable.run(["put", directory, "lamp/\(lamp)", "on=true"]).status == 0
+            )
+        }
+        #expect(try LogbookExecutable.run(["delete", directory, "lamp/b"]).status == 0)
+
+        #expect(try LogbookExecutable.run(["peers", directory, "add", "2"]).status == 0)
+        let listed = try LogbookExecutable.run(["peers", directory, "list"])
+        #expect(listed.standardOutput.contains("node-2: node 2, registered"))
+        let blocked = try LogbookExecutable.run(["gc", directory, "--retention", "0"])
+        #expect(blocked.status == 0)
+        #expect(
+            blocked.standardOutput.contains("blocked: peer 2 has not acknowledged anything yet"))
+        #expect(blocked.standardOutput.contains("tombstones: 1 -> 1"))
+
+        #expect(try LogbookExecutable.run(["peers", directory, "remove", "2"]).status == 0)
+        let dryRun = try LogbookExecutable.run(["gc", directory, "--retention", "0", "--dry-run"])
+        #expect(dryRun.standardOutput.contains("would collect 1"))
+        let collected = try LogbookExecutable.run(["gc", directory, "--retention", "0"])
+        #expect(collected.standardOutput.contains("tombstones: 1 -> 0 (collected 1"))
+        #expect(collected.standardOutput.contains("records removed: 2"))
+        let inspected = try LogbookExecutable.run(["inspect", directory])
+        #expect(inspected.standardOutput.contains("holds 0 tombstones"))
+
+        let usage = try LogbookExecutable.run(["peers", directory, "add"])
+        #expect(usage.status == 64)
+        #expect(usage.standardError.contains("add needs the peer's node id"))
+        let notALogbook = try LogbookExecutable.run(["peers", directory + "-missing", "list"])
+        #expect(notALogbook.status == 4)
+    }
+
     @Test func badInputAndDamageGiveClearErrorsAndExitCodes() throws {
         guard LogbookExecutable.built() != nil else { return }
         let directory = scratch()

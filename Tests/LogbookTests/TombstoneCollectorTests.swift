@@ -127,6 +127,20 @@ import Testing
         try logbook.close()
     }
 
+    // GC logs and syncs a clock record outside the group committer; a write after it used to
+    // wait for a committer sync that had nothing left to do, for ever.
+    @Test(.timeLimit(.minutes(1))) func writesAfterAGCUnderGroupCommitReturn() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(
+            directory: directory.path, nodeId: 1, options: smallLogOptions(.groupCommit))
+        try await writeAndDelete(logbook, count: 6)
+        #expect(try gc(logbook, try PeerLedger(directory: directory.path)).collected == 2)
+        #expect(try await logbook.merge([]).isEmpty)
+        #expect(try await !logbook.insertOrUpdate("r1", fields: [("v", .int(9))]).isEmpty)
+        try logbook.close()
+    }
+
     @Test func tombstonesWaitForTheRetentionTime() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
