@@ -300,6 +300,20 @@ public final class Logbook: @unchecked Sendable {
         }
     }
 
+    /// Flushes and seals the active segment (when it holds anything), so compaction and GC,
+    /// which rewrite only sealed segments, reach everything logged so far.
+    public func sealActiveSegment() throws(LogbookError) {
+        try locked { () throws(LogbookError) in
+            if let failure { throw failure }
+            do throws(StorageError) {
+                try syncLog()
+                try log.sealActiveSegment()
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+
     /// Runs `body` as the instance's one maintenance pass (compaction or GC).
     func maintaining<R>(_ body: () throws(LogbookError) -> R) throws(LogbookError) -> R {
         try locked { () throws(LogbookError) in

@@ -17,7 +17,9 @@ struct BenchCommand: AsyncParsableCommand {
             bridge views on open; then search and findPath latency percentiles. `shipping` — \
             two nodes on loopback in this process: catch-up of the standard workload (--changes, \
             default 1 M) and replication lag while 64 writers append at --rate changes/s for \
-            --seconds. \
+            --seconds. `maintenance` — compaction and tombstone GC of an update-heavy log \
+            (--records records, ten writes per column on average), and the compacted log's \
+            size next to a log of the live state only. \
             Every figure is a median over --runs, with the process's peak memory.
 
             Build optimized for real figures: swift build -c release --product logbook.
@@ -32,12 +34,14 @@ struct BenchCommand: AsyncParsableCommand {
         case views
         /// Catch-up over loopback and replication lag.
         case shipping
+        /// Compaction and tombstone GC of an update-heavy log.
+        case maintenance
     }
 
-    @Argument(help: "The suite: log (everything), replay (read figures only) or views.")
+    @Argument(help: "The suite: log, replay, views, shipping or maintenance.")
     var suite: Suite = .log
-    @Option(help: "Records in the workload.")
-    var records = 100_000
+    @Option(help: "Records in the workload (default 100,000; maintenance: 20,000).")
+    var records: Int?
     @Option(help: "Changes to write per run (default: 1 M; views: 10 M).")
     var changes: Int?
     @Option(help: "views: entities in the generated home graph.")
@@ -62,7 +66,7 @@ struct BenchCommand: AsyncParsableCommand {
     var html: String?
 
     func validate() throws {
-        guard records > 0, (changes ?? 1) > 0, runs > 0, writers > 0, syncedOperations > 0,
+        guard (records ?? 1) > 0, (changes ?? 1) > 0, runs > 0, writers > 0, syncedOperations > 0,
             entities > 0, queries > 0
         else {
             throw ValidationError("sizes must be positive")
@@ -79,7 +83,15 @@ struct BenchCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let figures: [BenchFigure]
         let workload: String
-        if suite == .shipping {
+        if suite == .maintenance {
+            let recordCount = records ?? 20_000
+            let benchmark = MaintenanceBenchmark(
+                directory: directory + "/maintenance", records: recordCount, runs: runs,
+                progress: announce)
+            figures = try await benchmark.run()
+            workload =
+                "maintenance: standard-workload operations over \(recordCount) records, \(benchmark.changes) changes (10 per key); median of \(runs) runs"
+        } else if suite == .shipping {
             figures = try await ShippingBenchmark(
                 directory: directory, changes: changes ?? 1_000_000, rate: rate, seconds: seconds,
                 runs: runs, progress: announce
@@ -97,7 +109,8 @@ struct BenchCommand: AsyncParsableCommand {
         } else {
             var step = 0
             var benchmark = LogBenchmark(
-                directory: directory, records: records, changes: changes ?? 1_000_000, runs: runs,
+                directory: directory, records: records ?? 100_000, changes: changes ?? 1_000_000,
+                runs: runs,
                 writers: writers, syncedOperations: syncedOperations, readOnly: suite == .replay,
                 progress: { _ in })
             let stepCount = benchmark.stepCount
@@ -111,7 +124,7 @@ struct BenchCommand: AsyncParsableCommand {
             }
             figures = try await benchmark.run()
             workload =
-                "standard workload: \(records) records × 5 columns, \(changes ?? 1_000_000) changes; median of \(runs) runs"
+                "standard workload: \(records ?? 100_000) records × 5 columns, \(changes ?? 1_000_000) changes; median of \(runs) runs"
         }
         if showProgress { print("\u{1B}[2K\r", terminator: "", to: &standardError) }
         let report = BenchReport(

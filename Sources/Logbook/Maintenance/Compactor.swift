@@ -41,6 +41,8 @@ public struct CompactionReport: Sendable {
     public var liveKeys = 0
     /// Live tombstones in the whole log.
     public var tombstones = 0
+    /// Bytes of pass 1's winner map (its buckets at their capacity).
+    public var winnerMapBytes = 0
     /// True when segments were rewritten.
     public var didRewrite = false
     /// Why nothing was rewritten, when nothing was.
@@ -89,6 +91,7 @@ enum Compactor {
         report.bytesBefore = runs.reduce(0) { $0 + $1.sizeBytes }
         report.liveKeys = live.liveKeyCount
         report.tombstones = live.tombstoneCount
+        report.winnerMapBytes = live.winnerMapBytes
         var settings = configuration
         settings.hcLevel = options.hcLevel
         let plans = zip(runs, recordsPerRun).map { run, read in

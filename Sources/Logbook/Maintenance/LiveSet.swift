@@ -15,10 +15,10 @@ import LogbookStorage
 /// order lives; keeping it costs at most one record per live record.
 /// Pass 2 then keeps a record exactly when its bit is clear: no hashing, no lookups.
 ///
-/// Keys are 64-bit hashes of (record, column) with a 32-bit check from an independent hash;
-/// a check mismatch means two keys collided, and from then on that key marks nothing dead
-/// (it is kept whole, never dropped on a guess). Hashes are per process (Swift's seeded
-/// `Hasher`): nothing here leaves memory.
+/// Keys are 64-bit hashes of (record, column) (`KeyHash`) with a 32-bit check from an
+/// independently seeded one; a check mismatch means two keys collided, and from then on that
+/// key marks nothing dead (it is kept whole, never dropped on a guess). Seeds are random per
+/// process: nothing here leaves memory.
 struct LiveSet {
     struct Winner {
         var offset: UInt64
@@ -41,6 +41,10 @@ struct LiveSet {
     private let sealedEnd: UInt64
     private var dead: [UInt64]
     private var finished = false
+    private let keyHash = KeyHash()
+    private let checkHash = KeyHash()
+    /// The offset of the latest clock record seen.
+    private var lastClock: UInt64?
 
     init(base: UInt64, sealedEnd: UInt64) {
         precondition(base <= sealedEnd, "sealed range \(base)..<\(sealedEnd)")
@@ -51,15 +55,20 @@ struct LiveSet {
 
     mutating func note(_ change: ChangeRecordKey, at offset: UInt64) {
         precondition(!finished, "note after finish")
-        if change.isClock { return }
-        let recordKey = Self.recordKey(change.recordId)
+        if change.isClock {
+            // Versions rise with the log, so a clock record says nothing a later one does not.
+            if let previous = lastClock { markDead(previous) }
+            lastClock = offset
+            return
+        }
+        let recordKey = recordKey(change.recordId)
         if change.isRecordDeletion {
             if let previous = deletions[recordKey] { markDead(previous) }
             deletions[recordKey] = offset
             return
         }
         if creations[recordKey] == nil { creations[recordKey] = offset }
-        let (key, check) = Self.columnKey(change.recordId, change.column)
+        let (key, check) = columnKey(change.recordId, change.column, recordKey: recordKey)
         let candidate = Winner(
             offset: offset, colVersion: change.colVersion, dbVersion: change.dbVersion,
             nodeId: change.nodeId, recordKey: recordKey, check: check, collided: false)
@@ -98,8 +107,8 @@ struct LiveSet {
         }
     }
 
-    /// True when the record at `offset` is still part of the state (clock records always
-    /// are: they are never marked).
+    /// True when the record at `offset` is still part of the state (of the clock records,
+    /// only the last is: the clock a replay restores is the largest version it reads).
     func isLive(_ offset: UInt64) -> Bool {
         precondition(finished, "isLive before finish")
         guard offset >= base && offset < sealedEnd else { return true }
@@ -119,6 +128,10 @@ struct LiveSet {
 
     /// Live (record, column) keys.
     var liveKeyCount: Int { winners.count }
+    /// Bytes the winner map's buckets take (keys and winners, at its current capacity).
+    var winnerMapBytes: Int {
+        winners.capacity * (MemoryLayout<Int>.stride + MemoryLayout<Winner>.stride)
+    }
     /// Records deleted (live tombstones).
     var tombstoneCount: Int { deletions.count }
 
@@ -134,26 +147,17 @@ struct LiveSet {
         dead[Int(bit / 64)] &= ~(1 << (bit % 64))
     }
 
-    private static func recordKey(_ recordId: UnsafeRawBufferPointer) -> Int {
-        var hasher = Hasher()
-        hasher.combine(0xDE1E7E as UInt32)
-        hasher.combine(bytes: recordId)
-        return hasher.finalize()
+    private func recordKey(_ recordId: UnsafeRawBufferPointer) -> Int {
+        Int(truncatingIfNeeded: keyHash.hash(recordId))
     }
 
-    /// Length-framed, so ("ab", "c") and ("a", "bc") differ.
-    private static func columnKey(
-        _ recordId: UnsafeRawBufferPointer, _ column: UnsafeRawBufferPointer
+    /// The key of (record, column) from the record's key, and a 32-bit check from an
+    /// independently seeded hash.
+    private func columnKey(
+        _ recordId: UnsafeRawBufferPointer, _ column: UnsafeRawBufferPointer, recordKey: Int
     ) -> (Int, UInt32) {
-        var hasher = Hasher()
-        hasher.combine(recordId.count)
-        hasher.combine(bytes: recordId)
-        hasher.combine(bytes: column)
-        var checker = Hasher()
-        checker.combine(column.count)
-        checker.combine(bytes: column)
-        checker.combine(0xC0FFEE as UInt32)
-        checker.combine(bytes: recordId)
-        return (hasher.finalize(), UInt32(truncatingIfNeeded: checker.finalize()))
+        let key = keyHash.hash(column, from: UInt64(bitPattern: Int64(recordKey)))
+        let check = checkHash.hash(recordId, from: checkHash.hash(column))
+        return (Int(truncatingIfNeeded: key), UInt32(truncatingIfNeeded: check))
     }
 }

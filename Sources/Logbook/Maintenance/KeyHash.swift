@@ -1,0 +1,47 @@
+/// A fast seeded 64-bit hash of byte strings, for compaction's pass 1, which hashes every
+/// record's id and column (Swift's `Hasher` is SipHash, several times slower on short keys).
+/// Eight bytes at a time, multiply-xorshift mixing and a murmur3 finalizer; the seed is
+/// random per process, so nothing hashed here is stable or leaves memory.
+struct KeyHash {
+    let seed: UInt64
+
+    /// A hash with a random seed.
+    init() {
+        var generator = SystemRandomNumberGenerator()
+        seed = generator.next()
+    }
+
+    /// A hash with `seed` (tests).
+    init(seed: UInt64) { self.seed = seed }
+
+    /// The hash of `bytes`, starting from `start` (chain two strings by passing the first's
+    /// hash); the length is mixed in, so ("ab", "c") and ("a", "bc") differ.
+    @inline(__always)
+    func hash(_ bytes: UnsafeRawBufferPointer, from start: UInt64 = 0) -> UInt64 {
+        var state = (seed ^ start) &+ UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15
+        var position = 0
+        while position + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            state = (state ^ word) &* 0xBF58_476D_1CE4_E5B9
+            state ^= state >> 31
+            position += 8
+        }
+        if position < bytes.count {
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while position < bytes.count {
+                tail |= UInt64(bytes[position]) << shift
+                shift += 8
+                position += 1
+            }
+            state = (state ^ tail) &* 0x94D0_49BB_1331_11EB
+            state ^= state >> 29
+        }
+        state ^= state >> 33
+        state &*= 0xFF51_AFD7_ED55_8CCD
+        state ^= state >> 33
+        state &*= 0xC4CE_B9FE_1A85_EC53
+        state ^= state >> 33
+        return state
+    }
+}
