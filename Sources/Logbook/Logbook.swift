@@ -41,12 +41,16 @@ public final class Logbook: @unchecked Sendable {
     /// Per view name: whether a checkpoint was restored at open, and if not why.
     public let viewCheckpointStatus: [String: ViewCheckpointStatus]
     let checkpointsOnClose: Bool
+    /// Held from open to close (real file systems only).
+    private let directoryLock: DirectoryLock?
 
     private init(
         directory: String, nodeId: NodeId, options: LogbookOptions,
         crdt: CRDT<String, String, Value>, log: Log, statistics: ReplayStatistics,
-        checkpointStatus: [String: ViewCheckpointStatus], collection: TombstoneCollectionState
+        checkpointStatus: [String: ViewCheckpointStatus], collection: TombstoneCollectionState,
+        directoryLock: DirectoryLock?
     ) {
+        self.directoryLock = directoryLock
         self.collection = collection
         fencedIds = collection.fencedIds
         self.directory = directory
@@ -94,6 +98,9 @@ public final class Logbook: @unchecked Sendable {
                 "not a Logbook directory (no \(NodeMetadata.fileName)); give a node id to create one",
                 path: directory)
         }
+        // Another process appending to or rewriting the same log would corrupt it.
+        let directoryLock =
+            fileSystem is PosixFileSystem ? try DirectoryLock(directory: directory) : nil
         let log: Log
         do {
             log = try Log.open(
@@ -119,7 +126,7 @@ public final class Logbook: @unchecked Sendable {
         let logbook = Logbook(
             directory: directory, nodeId: resolvedNode, options: options, crdt: crdt,
             log: log, statistics: statistics, checkpointStatus: checkpointStatus,
-            collection: collection)
+            collection: collection, directoryLock: directoryLock)
         if options.durability == .groupCommit {
             logbook.startGroupCommit(delayNanoseconds: options.groupCommitDelayNanoseconds)
         }
@@ -198,6 +205,7 @@ public final class Logbook: @unchecked Sendable {
             if failure == nil {
                 failure = LogbookError(.failed, "the Logbook is closed", path: directory)
             }
+            directoryLock?.release()
         }
     }
 

@@ -16,6 +16,8 @@ public struct LogbookError: Error, Sendable, CustomStringConvertible {
         /// An earlier write failed; the in-memory state may be ahead of the log, so the
         /// instance refuses further work. Reopen to recover from the log.
         public static let failed = Code(name: "failed")
+        /// Another process has the directory open.
+        public static let inUse = Code(name: "inUse")
         /// A peer asked for offsets below the log start: it needs the state instead.
         public static let snapshotRequired = Code(name: "snapshotRequired")
         /// The code's name.

@@ -12,7 +12,8 @@ struct PeersCommand: ParsableCommand {
             until each registered peer has acknowledged a tombstone, and a node that syncs \
             without being registered blocks GC. A removed peer no longer gates GC; it must \
             not sync again with its old state (give it a fresh directory). Node ids are shown \
-            by `logbook inspect` and on each node's status page.
+            by `logbook inspect` and on each node's status page. Change peers while the node \
+            is stopped (a serving node holds the directory).
             """,
     )
 
@@ -35,6 +36,13 @@ struct PeersCommand: ParsableCommand {
     }
 
     func run() throws {
+        try requireLogbookDirectory(target.directory)
+        // A serving node keeps the ledger in memory and would overwrite a change made here.
+        let lock: DirectoryLock
+        do { lock = try DirectoryLock(directory: target.directory) } catch {
+            throw exitWithError(error)
+        }
+        defer { lock.release() }
         let ledger = try openLedger(target.directory)
         do {
             switch (action, nodeId) {
@@ -74,9 +82,13 @@ struct PeersCommand: ParsableCommand {
 
 /// The ledger of an existing Logbook directory.
 private func openLedger(_ directory: String) throws -> PeerLedger {
+    do { return try PeerLedger(directory: directory) } catch { throw exitWithError(error) }
+}
+
+/// Exits 4 unless `directory` holds a Logbook.
+private func requireLogbookDirectory(_ directory: String) throws {
     guard FileManager.default.fileExists(atPath: directory + "/logbook.json") else {
         throw exitWithError(
             LogbookError(.nodeMismatch, "not a Logbook directory", path: directory))
     }
-    do { return try PeerLedger(directory: directory) } catch { throw exitWithError(error) }
 }

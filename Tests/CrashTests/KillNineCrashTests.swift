@@ -31,7 +31,9 @@ import Testing
                 directory = base + "/\(round)"
                 acknowledged = [:]
             }
-            let delay = Double.random(in: 0.02...0.3, using: &random)
+            // Compaction needs sealed segments first; on a loaded machine (the whole suite runs
+            // in parallel) 0.3 s was sometimes too short for one to finish before the kill.
+            let delay = Double.random(in: whileCompacting ? 0.05...0.8 : 0.02...0.3, using: &random)
             let lines = try runAndKill(
                 executable, directory: directory, after: delay, compacting: whileCompacting)
             let acks = lines.compactMap(parseAck)
