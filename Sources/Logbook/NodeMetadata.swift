@@ -18,14 +18,8 @@ struct NodeMetadata: Codable, Equatable {
         -> NodeMetadata?
     {
         let path = directory + "/" + fileName
-        guard fileSystem.exists(path) else { return nil }
-        let bytes: [UInt8]
-        do {
-            let file = try fileSystem.open(path, mode: .read)
-            bytes = try file.read(at: 0, count: Int(min(try file.size(), 4096)))
-            try file.close()
-        } catch {
-            throw LogbookError(error)
+        guard let bytes = try SmallFiles.read(path, limit: 4096, fileSystem: fileSystem) else {
+            return nil
         }
         guard let metadata = try? JSONDecoder().decode(NodeMetadata.self, from: Data(bytes)) else {
             throw LogbookError(
@@ -43,17 +37,7 @@ struct NodeMetadata: Codable, Equatable {
 
     /// Writes the metadata durably.
     func write(directory: String, fileSystem: any FileSystem) throws(LogbookError) {
-        let path = directory + "/" + Self.fileName
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(self) else {
-            throw LogbookError(.badMetadata, "cannot encode metadata", path: path)
-        }
-        do {
-            try fileSystem.replaceFile(
-                path, with: [UInt8](data) + [UInt8(ascii: "\n")], durable: true)
-        } catch {
-            throw LogbookError(error)
-        }
+        try SmallFiles.writeJSON(
+            self, to: directory + "/" + Self.fileName, fileSystem: fileSystem)
     }
 }

@@ -76,14 +76,8 @@ struct TombstoneCollectionState: Codable, Equatable, Sendable {
         -> TombstoneCollectionState
     {
         let path = directory + "/" + fileName
-        guard fileSystem.exists(path) else { return TombstoneCollectionState() }
-        let bytes: [UInt8]
-        do {
-            let file = try fileSystem.open(path, mode: .read)
-            bytes = try file.read(at: 0, count: Int(try file.size()))
-            try file.close()
-        } catch {
-            throw LogbookError(error)
+        guard let bytes = try SmallFiles.read(path, limit: 64 << 20, fileSystem: fileSystem) else {
+            return TombstoneCollectionState()
         }
         do {
             return try JSONDecoder().decode(TombstoneCollectionState.self, from: Data(bytes))
@@ -93,16 +87,6 @@ struct TombstoneCollectionState: Codable, Equatable, Sendable {
     }
 
     func write(directory: String, fileSystem: any FileSystem) throws(LogbookError) {
-        let path = directory + "/" + Self.fileName
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(self) else {
-            throw LogbookError(.badMetadata, "cannot encode the tombstone GC state", path: path)
-        }
-        do {
-            try fileSystem.replaceFile(path, with: [UInt8](data), durable: true)
-        } catch {
-            throw LogbookError(error)
-        }
+        try SmallFiles.writeJSON(self, to: directory + "/" + Self.fileName, fileSystem: fileSystem)
     }
 }
