@@ -104,7 +104,10 @@ public final class PeerLedger: @unchecked Sendable {
             $0.cursor = cursor
             if let nodeId { $0.nodeId = nodeId }
         }
-        if let nodeId { try update(Self.nodeEntryName(nodeId), settling: nodeId) { _ in } }
+        // Only a node with acknowledgements waiting to settle needs its entry written again.
+        if let nodeId, acknowledgement(of: nodeId)?.pending?.isEmpty == false {
+            try update(Self.nodeEntryName(nodeId), settling: nodeId) { _ in }
+        }
     }
 
     /// Records an acknowledgement from node `nodeId` durably; an older offset never lowers a
