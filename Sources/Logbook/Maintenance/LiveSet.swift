@@ -20,6 +20,22 @@ import LogbookStorage
 /// key marks nothing dead (it is kept whole, never dropped on a guess). Seeds are random per
 /// process: nothing here leaves memory.
 struct LiveSet {
+    /// Where a record was first created and last deleted in the log.
+    struct RecordMarks {
+        var creation: UInt64?
+        var deletion: UInt64?
+
+        mutating func noteCreation(at offset: UInt64) {
+            if creation == nil { creation = offset }
+        }
+
+        /// Records a deletion; returns the one it supersedes.
+        mutating func noteDeletion(at offset: UInt64) -> UInt64? {
+            defer { deletion = offset }
+            return deletion
+        }
+    }
+
     struct Winner {
         var offset: UInt64
         var colVersion: UInt64
@@ -32,10 +48,10 @@ struct LiveSet {
 
     /// Per (record, column) key: the winning change.
     private var winners: [Int: Winner] = [:]
-    /// Per record key: the offset of its latest deletion.
-    private var deletions: [Int: UInt64] = [:]
-    /// Per record key: the offset of its first column change (its creation).
-    private var creations: [Int: UInt64] = [:]
+    /// Per record key: where it was first created and last deleted (one lookup per change).
+    private var records: [Int: RecordMarks] = [:]
+    /// Records with a deletion logged.
+    private var deletedRecords = 0
     /// Offsets `base..<sealedEnd` the rewrite may drop; one bit each.
     private let base: UInt64
     private let sealedEnd: UInt64
@@ -63,11 +79,14 @@ struct LiveSet {
         }
         let recordKey = recordKey(change.recordId)
         if change.isRecordDeletion {
-            if let previous = deletions[recordKey] { markDead(previous) }
-            deletions[recordKey] = offset
+            if let previous = records[recordKey, default: RecordMarks()].noteDeletion(at: offset) {
+                markDead(previous)
+            } else {
+                deletedRecords += 1
+            }
             return
         }
-        if creations[recordKey] == nil { creations[recordKey] = offset }
+        records[recordKey, default: RecordMarks()].noteCreation(at: offset)
         let (key, check) = columnKey(change.recordId, change.column, recordKey: recordKey)
         let candidate = Winner(
             offset: offset, colVersion: change.colVersion, dbVersion: change.dbVersion,
@@ -98,12 +117,12 @@ struct LiveSet {
     mutating func finish() {
         finished = true
         for winner in winners.values where !winner.collided {
-            if let deletion = deletions[winner.recordKey], deletion > winner.offset {
+            if let deletion = records[winner.recordKey]?.deletion, deletion > winner.offset {
                 markDead(winner.offset)
             }
         }
-        for (recordKey, offset) in creations where deletions[recordKey] == nil {
-            markLive(offset)
+        for marks in records.values where marks.deletion == nil {
+            if let creation = marks.creation { markLive(creation) }
         }
     }
 
@@ -133,7 +152,7 @@ struct LiveSet {
         winners.capacity * (MemoryLayout<Int>.stride + MemoryLayout<Winner>.stride)
     }
     /// Records deleted (live tombstones).
-    var tombstoneCount: Int { deletions.count }
+    var tombstoneCount: Int { deletedRecords }
 
     private mutating func markDead(_ offset: UInt64) {
         guard offset >= base && offset < sealedEnd else { return }
