@@ -192,7 +192,7 @@ public final class Logbook: @unchecked Sendable {
     /// Writes everything appended so far and `fdatasync`s it, whatever the durability mode.
     public func sync() throws(LogbookError) {
         try locked { () throws(LogbookError) in
-            do throws(StorageError) { try syncLog() } catch { throw fail(error) }
+            do throws(StorageError) { try log.sync() } catch { throw fail(error) }
         }
     }
 
@@ -241,13 +241,6 @@ public final class Logbook: @unchecked Sendable {
         return changes
     }
 
-    /// Called with the lock held: syncs the log and tells the group committer, whose waiters
-    /// would otherwise wait for a sync with nothing left to do.
-    func syncLog() throws(StorageError) {
-        try log.sync()
-        committer?.noteDurable(through: log.durableOffset)
-    }
-
     /// Called with the lock held: logs the clock as it is now.
     func appendClock() throws(StorageError) {
         try append(.clock(crdt.getClock().currentTime()))
@@ -279,11 +272,13 @@ public final class Logbook: @unchecked Sendable {
             durableOffset: log.durableOffset, maxDelayNanoseconds: delayNanoseconds,
             flushForSync: { [unowned self] () throws(StorageError) in
                 try self.locked { () throws(StorageError) in
-                    // durable <= flushed <= next, so this says nothing is pending or unsynced.
+                    // durable <= flushed <= next, so this says nothing is pending or unsynced
+                    // (a sync outside the committer, e.g. `sync()` or GC's, may have done it).
                     if self.log.nextOffset == self.log.durableOffset {
-                        return nil
+                        return .durable(self.log.durableOffset)
                     }
-                    return try self.log.flushForSync()
+                    let target = try self.log.flushForSync()
+                    return .sync(file: target.file, offset: target.offset)
                 }
             },
             noteDurable: { [unowned self] offset in
@@ -314,7 +309,7 @@ public final class Logbook: @unchecked Sendable {
         try locked { () throws(LogbookError) in
             if let failure { throw failure }
             do throws(StorageError) {
-                try syncLog()
+                try log.sync()
                 try log.sealActiveSegment()
             } catch {
                 throw fail(error)

@@ -13,10 +13,15 @@ import Foundation
 /// Isolation: thread-safe; state is guarded by one condition lock.
 public final class GroupCommitter: @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `condition`.
-    /// Writes pending records under the owner's lock; returns the file to sync and the
-    /// offset the sync covers, or nil when nothing is pending.
-    public typealias FlushForSync =
-        @Sendable () throws(StorageError) -> (file: any StorageFile, offset: UInt64)?
+    /// What a flush left to do: sync `file` to make everything below `offset` durable, or
+    /// nothing, everything below `offset` being durable already (possibly by a sync made
+    /// outside the committer, such as an explicit one: waiters it covers resume at once).
+    public enum SyncTarget {
+        case sync(file: any StorageFile, offset: UInt64)
+        case durable(UInt64)
+    }
+    /// Writes pending records under the owner's lock; returns what is left to sync.
+    public typealias FlushForSync = @Sendable () throws(StorageError) -> SyncTarget
     /// Records, under the owner's lock, that a sync covering an offset completed.
     public typealias NoteDurable = @Sendable (UInt64) -> Void
 
@@ -38,7 +43,7 @@ public final class GroupCommitter: @unchecked Sendable {
     public private(set) var syncCount = 0
 
     /// Starts the committer thread. `flushForSync` runs under the caller's lock and returns
-    /// the file to sync and the offset the sync will cover (nil if nothing is pending);
+    /// the file to sync and the offset the sync will cover (or the offset already durable);
     /// `noteDurable` records a completed sync under that lock.
     public init(
         durableOffset: UInt64, maxDelayNanoseconds: UInt64 = 0,
@@ -74,16 +79,6 @@ public final class GroupCommitter: @unchecked Sendable {
         }
     }
 
-    /// Records that everything below `offset` became durable by a sync made outside the
-    /// committer (an explicit `sync()`, a maintenance pass): waiters it covers resume, and
-    /// the committer never waits for a sync that has nothing left to do.
-    public func noteDurable(through offset: UInt64) {
-        condition.lock()
-        defer { condition.unlock() }
-        durableOffset = max(durableOffset, offset)
-        resumeCoveredWaiters()
-    }
-
     /// Syncs what is pending, resumes the last waiters and stops the thread. Idempotent.
     public func stop() {
         condition.lock()
@@ -105,8 +100,8 @@ public final class GroupCommitter: @unchecked Sendable {
             let outcome = syncOnce()
             condition.lock()
             switch outcome {
-            case .success(let offset):
-                syncCount += 1
+            case .success(let (offset, synced)):
+                if synced { syncCount += 1 }
                 durableOffset = max(durableOffset, offset)
             case .failure(let error):
                 failure = error
@@ -118,12 +113,17 @@ public final class GroupCommitter: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func syncOnce() -> Result<UInt64, StorageError> {
+    /// Returns the offset now durable and whether a sync was needed for it.
+    private func syncOnce() -> Result<(UInt64, Bool), StorageError> {
         do throws(StorageError) {
-            guard let target = try flushForSync() else { return .success(0) }
-            try target.file.sync()
-            noteDurable(target.offset)
-            return .success(target.offset)
+            switch try flushForSync() {
+            case .durable(let offset):
+                return .success((offset, false))
+            case .sync(let file, let offset):
+                try file.sync()
+                noteDurable(offset)
+                return .success((offset, true))
+            }
         } catch {
             return .failure(error)
         }

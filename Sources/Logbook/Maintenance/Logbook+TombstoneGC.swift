@@ -76,7 +76,7 @@ extension Logbook {
         try locked { () throws(LogbookError) in
             do throws(StorageError) {
                 try appendClock()
-                try syncLog()
+                try log.sync()
                 if sealing { try log.sealActiveSegment() }
             } catch {
                 throw fail(error)
