@@ -22,7 +22,10 @@ extension Logbook {
 
     /// History below this offset lacks collected tombstones; pulls from below it need a
     /// snapshot. The log start as shipping sees it.
-    public var historyStart: UInt64 { locked { max(collection.historyStart, log.startOffset) } }
+    public var historyStart: UInt64 { locked { historyStartHeld } }
+
+    /// `historyStart`, with the lock held.
+    var historyStartHeld: UInt64 { max(collection.historyStart, log.startOffset) }
 
     /// Collected records whose local writes are still refused.
     public var fencedRecordCount: Int { locked { fencedIds.count } }

@@ -116,19 +116,19 @@ enum TombstoneCollector {
         report.retainedBelow = state.retainedBelow(now: now, retention: options.retentionSeconds)
         let collectBelow = min(acknowledgedBelow, report.retainedBelow)
 
-        // Which tombstoned records have their (latest) deletion logged below the frontier.
+        // Which tombstoned records have their (latest) deletion logged below the frontier, and
+        // where all their records are: one read of the log.
         let tombstones = logbook.tombstoneSnapshot()
         report.tombstonesBefore = tombstones.count
-        var latestDeletion: [String: UInt64] = [:]
-        try scan(logbook) { offset, key in
-            guard key.isRecordDeletion else { return }
-            latestDeletion[String(decoding: key.recordId, as: UTF8.self)] = offset
-        }
+        let logged = try recordsOfTombstoned(tombstones, logbook)
         var collected: [String: UInt64] = [:]
-        for (id, offset) in latestDeletion where tombstones[id] != nil {
-            if offset < collectBelow {
-                collected[id] = offset
-            } else if offset < acknowledgedBelow {
+        var dead: Set<UInt64> = []
+        for (id, records) in logged {
+            guard let deletion = records.latestDeletion else { continue }
+            if deletion < collectBelow {
+                collected[id] = deletion
+                dead.formUnion(records.offsets)
+            } else if deletion < acknowledgedBelow {
                 report.waitingForRetention += 1
             }
         }
@@ -136,7 +136,7 @@ enum TombstoneCollector {
         state.collectedBelow = max(state.collectedBelow, collectBelow)
 
         if options.dryRun {
-            report.recordsRemoved = try countRecords(of: Set(collected.keys), logbook)
+            report.recordsRemoved = dead.count
             report.collectedBelow = state.collectedBelow
             report.historyStart = state.historyStart
             report.tombstonesAfter = tombstones.count - collected.count
@@ -161,10 +161,9 @@ enum TombstoneCollector {
             // Dropping records may drop the newest version logged: pin the clock first. And
             // seal the active segment when a collected tombstone is still in it.
             try logbook.pinClock(sealing: collected.values.contains { $0 >= logbook.sealedEnd })
-            let (removed, rewritten) = try removeRecords(
-                of: Set(collected.keys), logbook, bytesPerSecondMax: options.bytesPerSecondMax)
-            report.recordsRemoved = removed
-            report.segmentsRewritten = rewritten
+            report.segmentsRewritten = try removeRecords(
+                at: dead, logbook, bytesPerSecondMax: options.bytesPerSecondMax)
+            report.recordsRemoved = dead.count
             logbook.forgetTombstones(collected.keys)
         }
 
@@ -218,42 +217,44 @@ enum TombstoneCollector {
         return unfenced
     }
 
-    /// Reads the key of every record in the log, in offset order.
-    private static func scan(
-        _ logbook: Logbook, _ body: (UInt64, ChangeRecordKey) -> Void
-    ) throws(LogbookError) {
-        let (cursor, _, _, _, _) = try logbook.snapshotForCompaction()
-        try Compactor.forEachKey(cursor, body)
+    /// Where a tombstoned record's records are in the log.
+    struct LoggedRecords {
+        var offsets: [UInt64] = []
+        var latestDeletion: UInt64?
     }
 
-    /// Offsets of every record of `ids` in the log.
-    private static func offsets(of ids: Set<String>, _ logbook: Logbook) throws(LogbookError)
-        -> Set<UInt64>
-    {
-        var offsets: Set<UInt64> = []
-        guard !ids.isEmpty else { return offsets }
-        try scan(logbook) { offset, key in
-            guard !key.isClock, ids.contains(String(decoding: key.recordId, as: UTF8.self)) else {
-                return
-            }
-            offsets.insert(offset)
+    /// Reads the key of every record in the log once and gathers the records of the
+    /// tombstoned ids. Record ids are matched by a hash of their bytes first, so a string is
+    /// built only for records whose hash is a tombstoned id's.
+    private static func recordsOfTombstoned(
+        _ tombstones: [String: TombstoneInfo], _ logbook: Logbook
+    ) throws(LogbookError) -> [String: LoggedRecords] {
+        var logged: [String: LoggedRecords] = [:]
+        guard !tombstones.isEmpty else { return logged }
+        let keyHash = KeyHash()
+        var candidates: Set<UInt64> = []
+        for id in tombstones.keys {
+            var utf8 = id
+            candidates.insert(utf8.withUTF8 { keyHash.hash(UnsafeRawBufferPointer($0)) })
         }
-        return offsets
+        let (cursor, _, _, _, _) = try logbook.snapshotForCompaction()
+        try Compactor.forEachKey(cursor) { offset, key in
+            guard !key.isClock, candidates.contains(keyHash.hash(key.recordId)) else { return }
+            let id = String(decoding: key.recordId, as: UTF8.self)
+            guard tombstones[id] != nil else { return }
+            logged[id, default: LoggedRecords()].offsets.append(offset)
+            if key.isRecordDeletion { logged[id, default: LoggedRecords()].latestDeletion = offset }
+        }
+        return logged
     }
 
-    private static func countRecords(of ids: Set<String>, _ logbook: Logbook) throws(LogbookError)
-        -> Int
-    {
-        try offsets(of: ids, logbook).count
-    }
-
-    /// Rewrites, in ascending order, every sealed segment holding a record of `ids` without
-    /// those records. Ascending matters: a record's changes come before its deletion, so a
-    /// crash between two segments leaves either the deletion or nothing of the record.
+    /// Rewrites, in ascending order, every sealed segment holding one of the `dead` records
+    /// without them; returns how many it rewrote. Ascending matters: a record's changes come
+    /// before its deletion, so a crash between two segments leaves either the deletion or
+    /// nothing of the record.
     private static func removeRecords(
-        of ids: Set<String>, _ logbook: Logbook, bytesPerSecondMax: Int64?
-    ) throws(LogbookError) -> (removed: Int, segmentsRewritten: Int) {
-        let dead = try offsets(of: ids, logbook)
+        at dead: Set<UInt64>, _ logbook: Logbook, bytesPerSecondMax: Int64?
+    ) throws(LogbookError) -> Int {
         let (_, runs, directory, fileSystem, configuration) = try logbook.snapshotForCompaction()
         let sealedEnd = runs.last?.endOffset ?? 0
         if let unsealed = dead.first(where: { $0 >= sealedEnd }) {
@@ -273,6 +274,6 @@ enum TombstoneCollector {
             try logbook.installCompacted(output)
             rewritten += 1
         }
-        return (dead.count, rewritten)
+        return rewritten
     }
 }

@@ -119,7 +119,7 @@ extension Logbook {
         let (cursor, durable, start) = try locked {
             () throws(LogbookError) -> (LogCursor?, UInt64, UInt64) in
             let durable = log.durableOffset
-            let start = max(log.startOffset, collection.historyStart)
+            let start = historyStartHeld
             guard offset >= start else { return (nil, durable, start) }
             guard offset < durable else { return (nil, durable, start) }
             do throws(StorageError) {
