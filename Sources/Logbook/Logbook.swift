@@ -156,7 +156,7 @@ public final class Logbook: @unchecked Sendable {
         async throws(LogbookError) -> [Change<String, String, Value>]
     {
         try await write { crdt in
-            fencedIds.contains(recordId) ? [] : crdt.insertOrUpdate(recordId, fields: fields)
+            isFenced(held: recordId) ? [] : crdt.insertOrUpdate(recordId, fields: fields)
         }
     }
 
@@ -166,7 +166,7 @@ public final class Logbook: @unchecked Sendable {
         String, String, Value
     >? {
         try await write { crdt in
-            fencedIds.contains(recordId) ? [] : crdt.deleteRecord(recordId).map { [$0] } ?? []
+            isFenced(held: recordId) ? [] : crdt.deleteRecord(recordId).map { [$0] } ?? []
         }.first
     }
 

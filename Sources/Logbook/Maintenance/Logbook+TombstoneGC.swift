@@ -32,7 +32,12 @@ extension Logbook {
 
     /// True when local writes to `recordId` are refused because GC collected its tombstone
     /// and a peer may still hold it.
-    public func isFenced(_ recordId: String) -> Bool { locked { fencedIds.contains(recordId) } }
+    public func isFenced(_ recordId: String) -> Bool { locked { isFenced(held: recordId) } }
+
+    /// `isFenced`, with the lock held; no hashing on the write path while nothing is fenced.
+    func isFenced(held recordId: String) -> Bool {
+        !fencedIds.isEmpty && fencedIds.contains(recordId)
+    }
 
     /// The state as changes, for a node that joins or fell below `historyStart`: every live
     /// column and tombstone (`getChangesSince(0)`), plus a deletion for every fenced record,

@@ -117,10 +117,14 @@ public final class PeerLedger: @unchecked Sendable {
             $0.acknowledged = max($0.acknowledged ?? 0, ack.offset)
             if let end = ack.peerLogEnd {
                 $0.peerLogEnd = max($0.peerLogEnd ?? 0, end)
+                let pair = [ack.offset, end]
                 var pending = $0.pending ?? []
-                if pending.count >= Self.pendingMax { pending.removeLast() }
-                pending.append([ack.offset, end])
-                $0.pending = pending
+                let settled = [$0.settledAcknowledged, $0.settledPeerLogEnd].compactMap { $0 }
+                if pending.last != pair && settled != pair {
+                    if pending.count >= Self.pendingMax { pending.removeLast() }
+                    pending.append(pair)
+                    $0.pending = pending
+                }
             }
             if let below = ack.peerCollectedBelow {
                 $0.peerCollectedBelow = max($0.peerCollectedBelow ?? 0, below)
@@ -205,6 +209,12 @@ public final class PeerLedger: @unchecked Sendable {
                 }
             }
             entry.pending = unsettled.isEmpty ? nil : unsettled
+        }
+        // A repeated acknowledgement (a peer acknowledges every poll) changes nothing: no
+        // write, no fsync.
+        if var unchanged = entries[peer] {
+            unchanged.updated = entry.updated
+            if unchanged == entry { return }
         }
         entry.updated = Date().timeIntervalSince1970
         entries[peer] = entry
