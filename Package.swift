@@ -38,6 +38,7 @@ let package = Package(
             providers: [.apt(["liblz4-dev"])]
         ),
         .target(name: "CCRC32C"),
+        .target(name: "CMemoryHints"),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -48,7 +49,7 @@ let package = Package(
             name: "LogbookStorage", dependencies: ["CLZ4", "CCRC32C"], swiftSettings: strictSettings
         ),
         .target(
-            name: "Logbook", dependencies: ["LogbookCRDT", "LogbookStorage"],
+            name: "Logbook", dependencies: ["LogbookCRDT", "LogbookStorage", "CMemoryHints"],
             swiftSettings: strictSettings),
         .target(
             name: "LogbookViews", dependencies: ["Logbook", "LogbookCRDT"],

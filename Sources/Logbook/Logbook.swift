@@ -336,12 +336,32 @@ public final class Logbook: @unchecked Sendable {
     func snapshotForCompaction() throws(LogbookError) -> (
         LogCursor, [SegmentRun], String, any FileSystem, LogConfiguration
     ) {
-        try locked { () throws(LogbookError) in
+        let (cursors, runs, directory, fileSystem, configuration) =
+            try snapshotForCompaction(cursors: 1)
+        return (cursors[0], runs, directory, fileSystem, configuration)
+    }
+
+    /// The sealed segments and `count` cursors over the whole log, all as of one moment.
+    func snapshotForCompaction(cursors count: Int) throws(LogbookError) -> (
+        [LogCursor], [SegmentRun], String, any FileSystem, LogConfiguration
+    ) {
+        precondition(count > 0, "at least one cursor")
+        return try locked { () throws(LogbookError) in
             do throws(StorageError) {
-                let cursor = try log.makeCursor(from: log.startOffset)
+                var cursors: [LogCursor] = []
+                for _ in 0..<count { cursors.append(try log.makeCursor(from: log.startOffset)) }
                 let runs = log.sealedSegments.indices.map { log.sealedRun($0..<($0 + 1)) }
-                return (cursor, runs, log.directory, fileSystem, logConfiguration)
+                return (cursors, runs, log.directory, fileSystem, logConfiguration)
             } catch {
+                throw fail(error)
+            }
+        }
+    }
+
+    /// A cursor from `offset` (compaction reads single changes back with it).
+    func maintenanceCursor(from offset: UInt64) throws(LogbookError) -> LogCursor {
+        try locked { () throws(LogbookError) in
+            do throws(StorageError) { return try log.makeCursor(from: offset) } catch {
                 throw fail(error)
             }
         }

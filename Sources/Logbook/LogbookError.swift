@@ -20,6 +20,8 @@ public struct LogbookError: Error, Sendable, CustomStringConvertible {
         public static let inUse = Code(name: "inUse")
         /// A peer asked for offsets below the log start: it needs the state instead.
         public static let snapshotRequired = Code(name: "snapshotRequired")
+        /// The input exceeds a documented limit (for example, compaction's 2^32 records).
+        public static let limitExceeded = Code(name: "limitExceeded")
         /// The code's name.
         public var description: String { name }
     }

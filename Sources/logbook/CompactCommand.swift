@@ -23,8 +23,17 @@ struct CompactCommand: ParsableCommand {
     var dirtyRatio = 0.0
     @Option(help: "Compress the output with LZ4 HC at this level (1-12); default fast LZ4.")
     var hc: Int32?
+    @Option(
+        help: """
+            Threads for finding the winners (each reads the whole log and keeps a share of the \
+            records); default: the processor count, at most 4.
+            """)
+    var threads: Int?
 
     func validate() throws {
+        if let threads, !(1...64).contains(threads) {
+            throw ValidationError("--threads must be within 1...64")
+        }
         if let throttle, throttle <= 0 { throw ValidationError("--throttle must be positive") }
         guard (0...1).contains(dirtyRatio) else {
             throw ValidationError("--dirty-ratio must be within 0...1")
@@ -39,6 +48,7 @@ struct CompactCommand: ParsableCommand {
         options.dirtyRatioMin = dirtyRatio
         options.bytesPerSecondMax = throttle.map { Int64($0 * 1_000_000) }
         options.hcLevel = hc
+        if let threads { options.threads = threads }
         do {
             let report = try logbook.compact(options)
             try logbook.close()
@@ -60,7 +70,10 @@ func describeCompaction(_ report: CompactionReport, dryRun: Bool) -> String {
         "bytes: \(formatBytes(report.bytesBefore)) -> \(formatBytes(report.bytesAfter))\(dryRun ? " (estimated)" : "")"
     )
     lines.append(
-        "live keys: \(report.liveKeys), live tombstones: \(report.tombstones), time: \(String(format: "%.3f", report.seconds)) s"
+        "live keys: \(report.liveKeys), live tombstones: \(report.tombstones), time: \(String(format: "%.3f", report.seconds)) s (finding winners \(String(format: "%.3f", report.findSeconds)) s)"
+    )
+    lines.append(
+        "winner map: \(formatBytes(Int64(report.winnerMapBytes))), numbering of records and columns: \(formatBytes(Int64(report.numberingBytes))); ties read back from the log: \(report.versionReadBacks)"
     )
     if let reason = report.skippedBecause { lines.append("nothing rewritten: \(reason)") }
     return lines.joined(separator: "\n")

@@ -166,27 +166,26 @@ extension ChangeRecordCodec {
     /// Reads the key of a record; nil when the record is malformed (the value is not read,
     /// so a damaged value is only caught by a full decode).
     public static func readKey(_ bytes: UnsafeRawBufferPointer) -> ChangeRecordKey? {
-        guard let kindByte = bytes.first, let kind = Kind(rawValue: kindByte) else { return nil }
-        var position = 1
-        let empty = UnsafeRawBufferPointer(rebasing: bytes[0..<0])
-        guard let local = Varint.read(bytes, at: &position) else { return nil }
+        guard let base = bytes.baseAddress, let kind = Kind(rawValue: bytes[0]) else {
+            return nil
+        }
+        var fields = KeyFields(base: base, count: bytes.count)
+        let empty = UnsafeRawBufferPointer(start: base, count: 0)
+        guard let local = fields.varint() else { return nil }
         if kind == .clock {
             return ChangeRecordKey(
                 kind: kind.rawValue, localDbVersion: local, dbVersion: 0, nodeId: 0, colVersion: 0,
                 recordId: empty, column: empty)
         }
-        guard let db = Varint.read(bytes, at: &position),
-            let node = Varint.read(bytes, at: &position),
-            Varint.read(bytes, at: &position) != nil, let recordId = slice(bytes, at: &position)
+        guard let db = fields.varint(), let node = fields.varint(), fields.varint() != nil,
+            let recordId = fields.slice()
         else { return nil }
         var key = ChangeRecordKey(
             kind: kind.rawValue, localDbVersion: local, dbVersion: db, nodeId: node,
             colVersion: tombstoneColumnVersion,
             recordId: recordId, column: empty)
         if kind != .recordDeletion {
-            guard let colVersion = Varint.read(bytes, at: &position),
-                let column = slice(bytes, at: &position)
-            else {
+            guard let colVersion = fields.varint(), let column = fields.slice() else {
                 return nil
             }
             key.colVersion = colVersion
@@ -195,15 +194,37 @@ extension ChangeRecordCodec {
         return key
     }
 
-    private static func slice(_ bytes: UnsafeRawBufferPointer, at position: inout Int)
-        -> UnsafeRawBufferPointer?
-    {
-        guard let length = Varint.read(bytes, at: &position),
-            length <= UInt64(bytes.count - position)
-        else { return nil }
-        let end = position + Int(length)
-        defer { position = end }
-        return UnsafeRawBufferPointer(rebasing: bytes[position..<end])
+    /// Reads a record's fields after its kind byte; compaction reads the key of every record
+    /// of the log, so single-byte varints (most lengths, nodes and column versions) take a
+    /// fast path and slices are made without re-checking their bounds.
+    private struct KeyFields {
+        let base: UnsafeRawPointer
+        let count: Int
+        var position = 1
+
+        init(base: UnsafeRawPointer, count: Int) {
+            self.base = base
+            self.count = count
+        }
+
+        @inline(__always)
+        mutating func varint() -> UInt64? {
+            if position < count {
+                let byte = base.load(fromByteOffset: position, as: UInt8.self)
+                if byte < 0x80 {
+                    position += 1
+                    return UInt64(byte)
+                }
+            }
+            return Varint.read(UnsafeRawBufferPointer(start: base, count: count), at: &position)
+        }
+
+        @inline(__always)
+        mutating func slice() -> UnsafeRawBufferPointer? {
+            guard let length = varint(), length <= UInt64(count - position) else { return nil }
+            defer { position += Int(length) }
+            return UnsafeRawBufferPointer(start: base + position, count: Int(length))
+        }
     }
 }
 

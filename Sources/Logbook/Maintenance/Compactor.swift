@@ -11,6 +11,11 @@ public struct CompactionOptions: Sendable {
     /// Skip the rewrite unless at least this fraction of the sealed records is superseded
     /// (0 rewrites whenever anything can be dropped). Default 0.5, as Kafka's cleaner.
     public var dirtyRatioMin = 0.5
+    /// Threads for pass 1 (finding the winners); each reads the whole log and keeps the
+    /// winners of a share of the records. Default: the active processor count, at most 4.
+    /// Appends keep running meanwhile; lower this (or set `bytesPerSecondMax`) to leave
+    /// them more CPU.
+    public var threads = min(4, ProcessInfo.processInfo.activeProcessorCount)
     /// Compress the rewritten segments with LZ4 HC at this level; nil (the default) for fast
     /// LZ4. HC shrinks segments by a few percent more and costs several times the CPU.
     public var hcLevel: Int32? = nil
@@ -41,14 +46,21 @@ public struct CompactionReport: Sendable {
     public var liveKeys = 0
     /// Live tombstones in the whole log.
     public var tombstones = 0
-    /// Bytes of pass 1's winner map (its buckets at their capacity).
+    /// Bytes of pass 1's winner map (its slots at their capacity).
     public var winnerMapBytes = 0
+    /// Bytes of pass 1's numbering of record ids and column names (tables at their
+    /// capacity, plus each record's first creation and last deletion offsets).
+    public var numberingBytes = 0
+    /// Ties between column versions pass 1 settled by reading the winner back from the log.
+    public var versionReadBacks = 0
     /// True when segments were rewritten.
     public var didRewrite = false
     /// Why nothing was rewritten, when nothing was.
     public var skippedBecause: String?
     /// Wall time.
     public var seconds = 0.0
+    /// Wall time of pass 1 (finding the winners), part of `seconds`.
+    public var findSeconds = 0.0
 }
 
 /// Seconds elapsed since `start`.
@@ -70,28 +82,21 @@ enum Compactor {
         -> CompactionReport
     {
         let started = ContinuousClock.now
-        let (cursor, runs, directory, fileSystem, configuration) =
-            try logbook.snapshotForCompaction()
+        let (cursors, runs, directory, fileSystem, configuration) =
+            try logbook.snapshotForCompaction(cursors: max(1, options.threads))
         // Pass 1: every record's key, in offset order; counts per run on the way.
-        let base = runs.first?.baseOffset ?? 0
-        let sealedEnd = runs.last?.endOffset ?? base
-        var live = LiveSet(base: base, sealedEnd: sealedEnd)
-        var recordsPerRun = [Int](repeating: 0, count: runs.count)
-        var runIndex = 0
-        try forEachKey(cursor) { offset, key in
-            live.note(key, at: offset)
-            while runIndex < runs.count && offset >= runs[runIndex].endOffset { runIndex += 1 }
-            if runIndex < runs.count && offset >= runs[runIndex].baseOffset {
-                recordsPerRun[runIndex] += 1
-            }
-        }
-        live.finish()
+        let search = try WinnerSearch(logbook, cursors: cursors, runs: runs)
+        let live = search.live
+        let recordsPerRun = search.recordsPerRun
         var report = CompactionReport()
+        report.findSeconds = seconds(since: started)
         report.segmentsBefore = runs.reduce(0) { $0 + $1.segments.count }
         report.bytesBefore = runs.reduce(0) { $0 + $1.sizeBytes }
         report.liveKeys = live.liveKeyCount
         report.tombstones = live.tombstoneCount
         report.winnerMapBytes = live.winnerMapBytes
+        report.numberingBytes = live.numberingBytes
+        report.versionReadBacks = live.versionReadBacks
         var settings = configuration
         settings.hcLevel = options.hcLevel
         let plans = zip(runs, recordsPerRun).map { run, read in
@@ -192,7 +197,7 @@ enum Compactor {
 
     /// Reads the key of every record of the cursor (no strings or values are built).
     static func forEachKey(
-        _ cursor: LogCursor, _ body: (UInt64, ChangeRecordKey) -> Void
+        _ cursor: LogCursor, _ body: (UInt64, ChangeRecordKey) throws(LogbookError) -> Void
     ) throws(LogbookError) {
         while true {
             let hasBatch: Bool
@@ -204,7 +209,7 @@ enum Compactor {
                         .corruption, "malformed change record", path: cursor.location.path,
                         logOffset: offset)
                 }
-                body(offset, key)
+                try body(offset, key)
             }
         }
     }

@@ -27,13 +27,7 @@ struct KeyHash {
             position += 8
         }
         if position < bytes.count {
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while position < bytes.count {
-                tail |= UInt64(bytes[position]) << shift
-                shift += 8
-                position += 1
-            }
+            let tail = Self.tail(bytes, from: position)
             state = (state ^ tail) &* 0x94D0_49BB_1331_11EB
             state ^= state >> 29
         }
@@ -43,5 +37,25 @@ struct KeyHash {
         state &*= 0xC4CE_B9FE_1A85_EC53
         state ^= state >> 33
         return state
+    }
+
+    /// The 1 to 7 bytes from `position` to the end as one word, read in at most two loads
+    /// instead of byte by byte: the last eight bytes when the string has them (overlapping
+    /// bytes already mixed is harmless, the length is mixed in), else two overlapping
+    /// four-byte loads, else three single bytes.
+    @inline(__always)
+    private static func tail(_ bytes: UnsafeRawBufferPointer, from position: Int) -> UInt64 {
+        let count = bytes.count
+        if count >= 8 {
+            return bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        }
+        let remaining = count - position
+        if remaining >= 4 {
+            let low = bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)
+            let high = bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+            return UInt64(low) | UInt64(high) << 32
+        }
+        return UInt64(bytes[position]) | UInt64(bytes[position + remaining / 2]) << 8
+            | UInt64(bytes[count - 1]) << 16
     }
 }

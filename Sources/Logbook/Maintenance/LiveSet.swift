@@ -15,114 +15,201 @@ import LogbookStorage
 /// order lives; keeping it costs at most one record per live record.
 /// Pass 2 then keeps a record exactly when its bit is clear: no hashing, no lookups.
 ///
-/// Keys are 64-bit hashes of (record, column) (`KeyHash`) with a 32-bit check from an
-/// independently seeded one; a check mismatch means two keys collided, and from then on that
-/// key marks nothing dead (it is kept whole, never dropped on a guess). Seeds are random per
-/// process: nothing here leaves memory.
+/// Records and columns get dense numbers (`KeyNumbering`, 96-bit hashed identities), so a
+/// (record, column) key is one 64-bit word, and its winner one more: the winning change's
+/// offset (40 bits, from `origin`) and its column version (24 bits, saturating). That is all
+/// `DefaultMergeRule` needs in the common case, where column versions differ. On a tie (two
+/// nodes' concurrent writes), or beyond 2^24 - 1, the winner's full versions are read back from
+/// the log (`loggedVersions`) and compared exactly; `versionReadBacks` counts those reads.
+/// Seeds are random per process: nothing here leaves memory.
 struct LiveSet {
-    /// Where a record was first created and last deleted in the log.
-    struct RecordMarks {
-        var creation: UInt64?
-        var deletion: UInt64?
+    /// The column version, dbVersion and node of the change logged at an offset.
+    typealias LoggedVersions = (UInt64) throws(LogbookError) -> (
+        colVersion: UInt64, dbVersion: UInt64, nodeId: UInt64
+    )
 
-        mutating func noteCreation(at offset: UInt64) {
-            if creation == nil { creation = offset }
-        }
+    private static let offsetBits: UInt64 = 40
+    private static let offsetMask: UInt64 = (1 << offsetBits) - 1
+    /// Column versions at or above this are stored as this ("at least").
+    private static let colVersionCap: UInt64 = (1 << (64 - offsetBits)) - 1
+    /// No offset (in `creations` and `deletions`).
+    private static let none = UInt64.max
+    /// Numbers are 32 bits, and (all ones, all ones) is the table's empty marker.
+    private static let numbersMax = Int(UInt32.max) - 1
 
-        /// Records a deletion; returns the one it supersedes.
-        mutating func noteDeletion(at offset: UInt64) -> UInt64? {
-            defer { deletion = offset }
-            return deletion
-        }
-    }
-
-    struct Winner {
-        var offset: UInt64
-        var colVersion: UInt64
-        var dbVersion: UInt64
-        var nodeId: UInt64
-        var recordKey: Int
-        var check: UInt32
-        var collided: Bool
-    }
-
-    /// Per (record, column) key: the winning change.
-    private var winners: [Int: Winner] = [:]
-    /// Per record key: where it was first created and last deleted (one lookup per change).
-    private var records: [Int: RecordMarks] = [:]
+    /// Per (record number << 32 | column number): the winner, packed.
+    private let winners = PackedHashTable()
+    private let records: KeyNumbering
+    private let columns = KeyNumbering()
+    /// This set owns the records whose key is `shard` modulo `shardCount` (and the clock
+    /// records when `shard` is 0); sets of one pass are merged with `absorb`.
+    private let shard: UInt64
+    private let shardCount: UInt64
+    /// What absorbed sets counted.
+    private var absorbed = (keys: 0, winnerBytes: 0, numberingBytes: 0, tombstones: 0)
+    /// By record number: where it was first created and last deleted (`none` if not).
+    private var creations: [UInt64] = []
+    private var deletions: [UInt64] = []
     /// Records with a deletion logged.
     private var deletedRecords = 0
     /// Offsets `base..<sealedEnd` the rewrite may drop; one bit each.
     private let base: UInt64
     private let sealedEnd: UInt64
+    /// The first offset pass 1 reads; winners' offsets are stored relative to it.
+    private let origin: UInt64
     private var dead: [UInt64]
     private var finished = false
-    private let keyHash = KeyHash()
-    private let checkHash = KeyHash()
+    private let loggedVersions: LoggedVersions
     /// The offset of the latest clock record seen.
     private var lastClock: UInt64?
+    /// Ties settled by reading the winner's versions back from the log.
+    private(set) var versionReadBacks = 0
 
-    init(base: UInt64, sealedEnd: UInt64) {
-        precondition(base <= sealedEnd, "sealed range \(base)..<\(sealedEnd)")
+    init(
+        origin: UInt64, base: UInt64, sealedEnd: UInt64,
+        shard: Int = 0, of shardCount: Int = 1, recordSeeds: KeyNumbering.Seeds = .random(),
+        loggedVersions: @escaping LoggedVersions
+    ) {
+        precondition(origin <= base && base <= sealedEnd, "sealed range \(base)..<\(sealedEnd)")
+        precondition(shard >= 0 && shard < shardCount, "shard \(shard) of \(shardCount)")
+        self.shard = UInt64(shard)
+        self.shardCount = UInt64(shardCount)
+        records = KeyNumbering(seeds: recordSeeds)
+        self.origin = origin
         self.base = base
         self.sealedEnd = sealedEnd
+        self.loggedVersions = loggedVersions
         dead = [UInt64](repeating: 0, count: Int((sealedEnd - base + 63) / 64))
     }
 
-    mutating func note(_ change: ChangeRecordKey, at offset: UInt64) {
+    mutating func note(_ change: ChangeRecordKey, at offset: UInt64) throws(LogbookError) {
         precondition(!finished, "note after finish")
         if change.isClock {
+            guard shard == 0 else { return }
             // Versions rise with the log, so a clock record says nothing a later one does not.
             if let previous = lastClock { markDead(previous) }
             lastClock = offset
             return
         }
-        let recordKey = recordKey(change.recordId)
+        let recordKey = records.key(of: change.recordId)
+        guard recordKey % shardCount == shard else { return }
+        let record = try number(change.recordId, key: recordKey, in: records, at: offset)
+        if record.isNew {
+            creations.append(Self.none)
+            deletions.append(Self.none)
+        }
+        let recordIndex = Int(record.number)
         if change.isRecordDeletion {
-            if let previous = records[recordKey, default: RecordMarks()].noteDeletion(at: offset) {
-                markDead(previous)
-            } else {
-                deletedRecords += 1
-            }
+            let previous = deletions[recordIndex]
+            if previous == Self.none { deletedRecords += 1 } else { markDead(previous) }
+            deletions[recordIndex] = offset
             return
         }
-        records[recordKey, default: RecordMarks()].noteCreation(at: offset)
-        let (key, check) = columnKey(change.recordId, change.column, recordKey: recordKey)
-        let candidate = Winner(
-            offset: offset, colVersion: change.colVersion, dbVersion: change.dbVersion,
-            nodeId: change.nodeId, recordKey: recordKey, check: check, collided: false)
-        guard var current = winners[key] else {
-            winners[key] = candidate
+        if creations[recordIndex] == Self.none { creations[recordIndex] = offset }
+        let column = try number(
+            change.column, key: columns.key(of: change.column), in: columns, at: offset
+        ).number
+        let candidate = Candidate(
+            key: UInt64(record.number) << 32 | UInt64(column), offset: offset,
+            packed: try pack(offset, colVersion: change.colVersion),
+            colVersion: change.colVersion, dbVersion: change.dbVersion, nodeId: change.nodeId)
+        // The winner-table lookup misses the cache for most changes; start loading its slot
+        // now and settle the change a few changes later, so that the misses overlap.
+        winners.prefetch(candidate.key)
+        if lookAhead.isFull { try settle(lookAhead.removeFirst()) }
+        lookAhead.append(candidate)
+    }
+
+    /// A column change waiting in the look-ahead window.
+    private struct Candidate {
+        var key: UInt64
+        var offset: UInt64
+        var packed: UInt64
+        var colVersion: UInt64
+        var dbVersion: UInt64
+        var nodeId: UInt64
+    }
+
+    /// Column changes whose winner slot is being loaded, in log order.
+    private var lookAhead = FixedRing(
+        capacity: 16,
+        filler: Candidate(key: 0, offset: 0, packed: 0, colVersion: 0, dbVersion: 0, nodeId: 0))
+
+    /// Compares `candidate` with its key's winner; the loser is dead.
+    private mutating func settle(_ candidate: Candidate) throws(LogbookError) {
+        let (slot, found) = winners.locate(candidate.key)
+        guard found else {
+            winners.insert(candidate.key, candidate.packed, at: slot)
             return
         }
-        if current.collided { return }
-        if current.check != check {
-            current.collided = true
-            winners[key] = current
-            return
-        }
-        let wins = DefaultMergeRule().shouldAccept(
-            localCol: current.colVersion, localDb: current.dbVersion, localNode: current.nodeId,
-            remoteCol: candidate.colVersion, remoteDb: candidate.dbVersion,
-            remoteNode: candidate.nodeId)
-        if wins {
-            markDead(current.offset)
-            winners[key] = candidate
+        let current = winners.value(at: slot)
+        let currentOffset = origin + (current & Self.offsetMask)
+        if try wins(candidate, over: current, loggedAt: currentOffset) {
+            markDead(currentOffset)
+            winners.setValue(candidate.packed, at: slot)
         } else {
-            markDead(offset)
+            markDead(candidate.offset)
         }
     }
 
-    /// Marks the winners their record's latest deletion shadows. Call once, after pass 1.
-    mutating func finish() {
-        finished = true
-        for winner in winners.values where !winner.collided {
-            if let deletion = records[winner.recordKey]?.deletion, deletion > winner.offset {
-                markDead(winner.offset)
-            }
+    /// `DefaultMergeRule` between `candidate` and the packed winner: by column version when
+    /// the stored one settles it, else exactly, from the winner's versions read back.
+    private mutating func wins(
+        _ candidate: Candidate, over winner: UInt64, loggedAt winnerOffset: UInt64
+    ) throws(LogbookError) -> Bool {
+        let stored = winner >> Self.offsetBits
+        if stored < Self.colVersionCap {
+            if candidate.colVersion != stored { return candidate.colVersion > stored }
+        } else if candidate.colVersion < Self.colVersionCap {
+            return false
         }
-        for marks in records.values where marks.deletion == nil {
-            if let creation = marks.creation { markLive(creation) }
+        versionReadBacks += 1
+        let logged = try loggedVersions(winnerOffset)
+        return DefaultMergeRule().shouldAccept(
+            localCol: logged.colVersion, localDb: logged.dbVersion, localNode: logged.nodeId,
+            remoteCol: candidate.colVersion, remoteDb: candidate.dbVersion,
+            remoteNode: candidate.nodeId)
+    }
+
+    private func pack(_ offset: UInt64, colVersion: UInt64) throws(LogbookError) -> UInt64 {
+        let relative = offset - origin
+        guard relative <= Self.offsetMask else {
+            throw LogbookError(
+                .limitExceeded,
+                "compaction reads at most 2^40 offsets in one pass; offset \(offset) is \(relative) past the log start",
+                logOffset: offset)
+        }
+        return min(colVersion, Self.colVersionCap) << Self.offsetBits | relative
+    }
+
+    private func number(
+        _ bytes: UnsafeRawBufferPointer, key: UInt64, in numbering: KeyNumbering,
+        at offset: UInt64
+    ) throws(LogbookError) -> (number: UInt32, isNew: Bool) {
+        guard numbering.count < Self.numbersMax else {
+            throw LogbookError(
+                .limitExceeded,
+                "compaction numbers at most \(Self.numbersMax) distinct record ids and column names",
+                logOffset: offset)
+        }
+        return numbering.number(of: bytes, key: key)
+    }
+
+    /// Settles the changes still waiting and marks the winners their record's latest
+    /// deletion shadows. Call once, after pass 1.
+    mutating func finish() throws(LogbookError) {
+        while !lookAhead.isEmpty { try settle(lookAhead.removeFirst()) }
+        finished = true
+        var shadowed: [UInt64] = []
+        winners.forEach { key, winner in
+            let deletion = deletions[Int(key >> 32)]
+            let offset = origin + (winner & Self.offsetMask)
+            if deletion != Self.none && deletion > offset { shadowed.append(offset) }
+        }
+        for offset in shadowed { markDead(offset) }
+        for (creation, deletion) in zip(creations, deletions)
+        where deletion == Self.none && creation != Self.none {
+            markLive(creation)
         }
     }
 
@@ -145,14 +232,31 @@ struct LiveSet {
         return count
     }
 
+    /// Takes in what another finished set of the same pass (another shard) marked.
+    mutating func absorb(_ other: LiveSet) {
+        precondition(
+            finished && other.finished && other.base == base && other.sealedEnd == sealedEnd,
+            "absorb a finished set of the same pass")
+        for index in dead.indices { dead[index] |= other.dead[index] }
+        absorbed.keys += other.liveKeyCount
+        absorbed.winnerBytes += other.winnerMapBytes
+        absorbed.numberingBytes += other.numberingBytes
+        absorbed.tombstones += other.tombstoneCount
+        versionReadBacks += other.versionReadBacks
+    }
+
     /// Live (record, column) keys.
-    var liveKeyCount: Int { winners.count }
-    /// Bytes the winner map's buckets take (keys and winners, at its current capacity).
-    var winnerMapBytes: Int {
-        winners.capacity * (MemoryLayout<Int>.stride + MemoryLayout<Winner>.stride)
+    var liveKeyCount: Int { winners.count + absorbed.keys }
+    /// Bytes of the winner tables (16 per slot, at their capacity).
+    var winnerMapBytes: Int { winners.bytes + absorbed.winnerBytes }
+    /// Bytes of the numbering of records and columns and the per-record offsets.
+    var numberingBytes: Int {
+        records.bytes + columns.bytes
+            + (creations.capacity + deletions.capacity) * MemoryLayout<UInt64>.stride
+            + absorbed.numberingBytes
     }
     /// Records deleted (live tombstones).
-    var tombstoneCount: Int { deletedRecords }
+    var tombstoneCount: Int { deletedRecords + absorbed.tombstones }
 
     private mutating func markDead(_ offset: UInt64) {
         guard offset >= base && offset < sealedEnd else { return }
@@ -164,19 +268,5 @@ struct LiveSet {
         guard offset >= base && offset < sealedEnd else { return }
         let bit = offset - base
         dead[Int(bit / 64)] &= ~(1 << (bit % 64))
-    }
-
-    private func recordKey(_ recordId: UnsafeRawBufferPointer) -> Int {
-        Int(truncatingIfNeeded: keyHash.hash(recordId))
-    }
-
-    /// The key of (record, column) from the record's key, and a 32-bit check from an
-    /// independently seeded hash.
-    private func columnKey(
-        _ recordId: UnsafeRawBufferPointer, _ column: UnsafeRawBufferPointer, recordKey: Int
-    ) -> (Int, UInt32) {
-        let key = keyHash.hash(column, from: UInt64(bitPattern: Int64(recordKey)))
-        let check = checkHash.hash(recordId, from: checkHash.hash(column))
-        return (Int(truncatingIfNeeded: key), UInt32(truncatingIfNeeded: check))
     }
 }
