@@ -61,13 +61,17 @@ import Testing
             }
         }
         var numbers: [[UInt8]: UInt32] = [:]
-        for string in strings {
-            let (number, isNew) = string.withUnsafeBytes { numbering.number(of: $0) }
+        for string in strings + strings.reversed() {
+            let numbered = string.withUnsafeBytes { numbering.number(of: $0) }
             if let known = numbers[string] {
-                #expect(!isNew && number == known, "\(string)")
+                #expect(!numbered.isNew && numbered.number == known, "\(string)")
+                // Strings of even length were marked when first numbered.
+                #expect(numbered.isMarked == (string.count % 2 == 0), "\(string)")
             } else {
-                #expect(isNew && number == UInt32(numbers.count), "\(string)")
-                numbers[string] = number
+                #expect(numbered.isNew && numbered.number == UInt32(numbers.count), "\(string)")
+                #expect(!numbered.isMarked)
+                if string.count % 2 == 0 { numbering.mark(numbered) }
+                numbers[string] = numbered.number
             }
         }
         #expect(numbering.count == numbers.count)

@@ -40,22 +40,47 @@ struct KeyNumbering {
         return key == PackedHashTable.emptyKey ? 0 : key  // one value of 2^64 is the marker
     }
 
-    /// The number of `bytes`, and whether it was new.
+    /// A string's number, whether it was new, and its mark (one bit the caller may set once
+    /// per string, kept in the slot the lookup has just loaded).
+    struct Numbered {
+        var number: UInt32
+        var isNew: Bool
+        var isMarked: Bool
+        fileprivate var slot: Int
+    }
+
+    /// Numbers fit 31 bits; the 32nd is the mark.
+    static let numberLimit = 1 << 31 - 1
+    private static let markBit: UInt64 = 1 << 31
+
+    /// The number of `bytes`.
     @inline(__always)
-    func number(of bytes: UnsafeRawBufferPointer) -> (number: UInt32, isNew: Bool) {
+    func number(of bytes: UnsafeRawBufferPointer) -> Numbered {
         number(of: bytes, key: key(of: bytes))
     }
 
-    /// The number of `bytes`, whose `key(of:)` is `key`, and whether it was new.
+    /// The number of `bytes`, whose `key(of:)` is `key`.
     @inline(__always)
-    func number(of bytes: UnsafeRawBufferPointer, key: UInt64) -> (number: UInt32, isNew: Bool) {
+    func number(of bytes: UnsafeRawBufferPointer, key: UInt64) -> Numbered {
+        precondition(table.count < Self.numberLimit, "numbering is full")
         let check = UInt64(UInt32(truncatingIfNeeded: checkHash.hash(bytes)))
         let (slot, found) = table.locate(key) { $0 >> 32 == check }
         if found {
-            return (UInt32(truncatingIfNeeded: table.value(at: slot)), false)
+            let value = table.value(at: slot)
+            return Numbered(
+                number: UInt32(truncatingIfNeeded: value & (Self.markBit - 1)), isNew: false,
+                isMarked: value & Self.markBit != 0, slot: slot)
         }
         let number = UInt32(truncatingIfNeeded: table.count)
         table.insert(key, check << 32 | UInt64(number), at: slot)
-        return (number, true)
+        // The insert may have grown the table and moved the slot; find it again.
+        let (moved, _) = table.locate(key) { $0 >> 32 == check }
+        return Numbered(number: number, isNew: true, isMarked: false, slot: moved)
+    }
+
+    /// Sets the mark of `numbered`; call before numbering another string.
+    @inline(__always)
+    func mark(_ numbered: Numbered) {
+        table.setValue(table.value(at: numbered.slot) | Self.markBit, at: numbered.slot)
     }
 }

@@ -34,8 +34,8 @@ struct LiveSet {
     private static let colVersionCap: UInt64 = (1 << (64 - offsetBits)) - 1
     /// No offset (in `creations` and `deletions`).
     private static let none = UInt64.max
-    /// Numbers are 32 bits, and (all ones, all ones) is the table's empty marker.
-    private static let numbersMax = Int(UInt32.max) - 1
+    /// Numbers are 31 bits (so a key is never the table's empty marker, all ones).
+    private static let numbersMax = KeyNumbering.numberLimit
 
     /// Per (record number << 32 | column number): the winner, packed.
     private let winners = PackedHashTable()
@@ -92,7 +92,8 @@ struct LiveSet {
             return
         }
         let recordKey = records.key(of: change.recordId)
-        guard recordKey % shardCount == shard else { return }
+        // The share by the key's high bits (a multiply, not a division per record).
+        guard recordKey.multipliedFullWidth(by: shardCount).high == shard else { return }
         let record = try number(change.recordId, key: recordKey, in: records, at: offset)
         if record.isNew {
             creations.append(Self.none)
@@ -105,7 +106,12 @@ struct LiveSet {
             deletions[recordIndex] = offset
             return
         }
-        if creations[recordIndex] == Self.none { creations[recordIndex] = offset }
+        if !record.isMarked {
+            // Its first column change: where the record was created. The mark lives in the
+            // numbering slot just loaded, sparing a cache miss on `creations` per change.
+            records.mark(record)
+            creations[recordIndex] = offset
+        }
         let column = try number(
             change.column, key: columns.key(of: change.column), in: columns, at: offset
         ).number
@@ -185,7 +191,7 @@ struct LiveSet {
     private func number(
         _ bytes: UnsafeRawBufferPointer, key: UInt64, in numbering: KeyNumbering,
         at offset: UInt64
-    ) throws(LogbookError) -> (number: UInt32, isNew: Bool) {
+    ) throws(LogbookError) -> KeyNumbering.Numbered {
         guard numbering.count < Self.numbersMax else {
             throw LogbookError(
                 .limitExceeded,
