@@ -87,6 +87,7 @@ enum Compactor {
         // Pass 1: every record's key, in offset order; counts per run on the way.
         let search = try WinnerSearch(logbook, cursors: cursors, runs: runs)
         let live = search.live
+        let dead = live.deadRecords
         let recordsPerRun = search.recordsPerRun
         var report = CompactionReport()
         report.findSeconds = seconds(since: started)
@@ -100,7 +101,7 @@ enum Compactor {
         var settings = configuration
         settings.hcLevel = options.hcLevel
         let plans = zip(runs, recordsPerRun).map { run, read in
-            (run, kept: read - live.deadCount(in: run.baseOffset..<run.endOffset), read: read)
+            (run, kept: read - dead.count(in: run.baseOffset..<run.endOffset), read: read)
         }
         report.recordsBefore = plans.reduce(0) { $0 + $1.read }
         report.recordsAfter = plans.reduce(0) { $0 + $1.kept }
@@ -132,8 +133,9 @@ enum Compactor {
         for plan in merged {
             let rewritten = try rewrite(
                 plan.run, directory: directory, fileSystem: fileSystem,
-                configuration: settings, bytesPerSecondMax: options.bytesPerSecondMax
-            ) { live.isLive($0) }
+                configuration: settings, bytesPerSecondMax: options.bytesPerSecondMax,
+                readers: options.threads
+            ) { dead.isLive($0) }
             report.rawBytesRead += rewritten.rawBytesRead
             report.bytesAfter += rewritten.index.segmentSize
             try logbook.installCompacted(rewritten)
@@ -146,13 +148,13 @@ enum Compactor {
     /// Rewrites `run` keeping the records `isKept` says yes to (shared with tombstone GC).
     static func rewrite(
         _ run: SegmentRun, directory: String, fileSystem: any FileSystem,
-        configuration: LogConfiguration, bytesPerSecondMax: Int64?,
-        isKept: (UInt64) -> Bool
+        configuration: LogConfiguration, bytesPerSecondMax: Int64?, readers: Int = 1,
+        isKept: @escaping @Sendable (UInt64) -> Bool
     ) throws(LogbookError) -> RewrittenRun {
         do {
             return try SegmentRewriter.rewrite(
                 run, directory: directory, fileSystem: fileSystem, configuration: configuration,
-                bytesPerSecondMax: bytesPerSecondMax
+                bytesPerSecondMax: bytesPerSecondMax, readers: readers
             ) { (offset, record) throws(StorageError) in
                 try decision(offset, record, isKept: isKept(offset))
             }

@@ -52,12 +52,10 @@ struct LiveSet {
     private var deletions: [UInt64] = []
     /// Records with a deletion logged.
     private var deletedRecords = 0
-    /// Offsets `base..<sealedEnd` the rewrite may drop; one bit each.
-    private let base: UInt64
-    private let sealedEnd: UInt64
+    /// What the rewrite may drop.
+    private var dead: DeadRecords
     /// The first offset pass 1 reads; winners' offsets are stored relative to it.
     private let origin: UInt64
-    private var dead: [UInt64]
     private var finished = false
     private let loggedVersions: LoggedVersions
     /// The offset of the latest clock record seen.
@@ -76,10 +74,8 @@ struct LiveSet {
         self.shardCount = UInt64(shardCount)
         records = KeyNumbering(seeds: recordSeeds)
         self.origin = origin
-        self.base = base
-        self.sealedEnd = sealedEnd
         self.loggedVersions = loggedVersions
-        dead = [UInt64](repeating: 0, count: Int((sealedEnd - base + 63) / 64))
+        dead = DeadRecords(base: base, sealedEnd: sealedEnd)
     }
 
     mutating func note(_ change: ChangeRecordKey, at offset: UInt64) throws(LogbookError) {
@@ -219,31 +215,21 @@ struct LiveSet {
         }
     }
 
-    /// True when the record at `offset` is still part of the state (of the clock records,
-    /// only the last is: the clock a replay restores is the largest version it reads).
-    func isLive(_ offset: UInt64) -> Bool {
-        precondition(finished, "isLive before finish")
-        guard offset >= base && offset < sealedEnd else { return true }
-        let bit = offset - base
-        return dead[Int(bit / 64)] & (1 << (bit % 64)) == 0
+    /// The records the rewrite may drop (of the clock records, all but the last: the clock a
+    /// replay restores is the largest version it reads).
+    var deadRecords: DeadRecords {
+        precondition(finished, "deadRecords before finish")
+        return dead
     }
 
-    /// Dead records among `range` (offsets), by counting bits.
-    func deadCount(in range: Range<UInt64>) -> Int {
-        var count = 0
-        for offset in max(range.lowerBound, base)..<min(range.upperBound, sealedEnd)
-        where !isLive(offset) {
-            count += 1
-        }
-        return count
-    }
+    /// True when the record at `offset` is still part of the state.
+    func isLive(_ offset: UInt64) -> Bool { deadRecords.isLive(offset) }
 
     /// Takes in what another finished set of the same pass (another shard) marked.
     mutating func absorb(_ other: LiveSet) {
         precondition(
-            finished && other.finished && other.base == base && other.sealedEnd == sealedEnd,
-            "absorb a finished set of the same pass")
-        for index in dead.indices { dead[index] |= other.dead[index] }
+            finished && other.finished, "absorb a finished set of the same pass")
+        dead.formUnion(other.dead)
         absorbed.keys += other.liveKeyCount
         absorbed.winnerBytes += other.winnerMapBytes
         absorbed.numberingBytes += other.numberingBytes
@@ -264,15 +250,7 @@ struct LiveSet {
     /// Records deleted (live tombstones).
     var tombstoneCount: Int { deletedRecords + absorbed.tombstones }
 
-    private mutating func markDead(_ offset: UInt64) {
-        guard offset >= base && offset < sealedEnd else { return }
-        let bit = offset - base
-        dead[Int(bit / 64)] |= 1 << (bit % 64)
-    }
+    private mutating func markDead(_ offset: UInt64) { dead.markDead(offset) }
 
-    private mutating func markLive(_ offset: UInt64) {
-        guard offset >= base && offset < sealedEnd else { return }
-        let bit = offset - base
-        dead[Int(bit / 64)] &= ~(1 << (bit % 64))
-    }
+    private mutating func markLive(_ offset: UInt64) { dead.markLive(offset) }
 }

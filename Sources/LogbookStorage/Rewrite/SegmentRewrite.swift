@@ -47,11 +47,16 @@ public struct RewrittenRun: Sendable {
 /// before that leaves a `.cleaned` file that the next open deletes.
 public enum SegmentRewriter {
     /// Writes the rewrite of `run`. `bytesPerSecondMax` throttles reading and writing.
+    ///
+    /// With `readers` above 1 (and no throttle), that many of the run's segments are read,
+    /// verified and filtered at once, each on its own thread, and their kept records then
+    /// written in order; `transform` is called from those threads concurrently. Memory holds
+    /// the kept records of at most `readers` segments.
     public static func rewrite(
         _ run: SegmentRun, directory: String, fileSystem: any FileSystem,
         configuration: LogConfiguration,
-        bytesPerSecondMax: Int64? = nil,
-        transform: (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> RecordRewrite
+        bytesPerSecondMax: Int64? = nil, readers: Int = 1,
+        transform: @Sendable (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> RecordRewrite
     ) throws(StorageError) -> RewrittenRun {
         precondition(!run.segments.isEmpty, "empty run")
         let name = SegmentFileName.cleaned(baseOffset: run.baseOffset, endOffset: run.endOffset)
@@ -60,28 +65,15 @@ public enum SegmentRewriter {
         let output = try fileSystem.open(path, mode: .createNew)
         var result = RewrittenRun(run: run, index: SegmentIndex(baseOffset: run.baseOffset))
         var writer = RewriteWriter(file: output, configuration: configuration)
-        let started = ContinuousClock.now
-        var throttledBytes: Int64 = 0
-        try forEachRecord(of: run, directory: directory, fileSystem: fileSystem) {
-            (offset, record) throws(StorageError) in
-            result.recordsRead += 1
-            switch try transform(offset, record) {
-            case .drop:
-                return
-            case .keep(let version):
-                try writer.append(
-                    offset: offset, version: version, record: record, index: &result.index)
-                result.rawBytesWritten += Int64(record.count)
-            case .replace(let bytes, let version):
-                try writer.append(
-                    offset: offset, version: version, bytes: bytes, index: &result.index)
-                result.rawBytesWritten += Int64(bytes.count)
-            }
-            result.recordsWritten += 1
-        } afterBatch: { header in
-            result.rawBytesRead += Int64(header.rawLength)
-            throttledBytes += Int64(header.totalSize)
-            throttle(bytes: throttledBytes, since: started, bytesPerSecondMax: bytesPerSecondMax)
+        if readers > 1 && bytesPerSecondMax == nil && run.segments.count > 1 {
+            try rewriteConcurrently(
+                run, directory: directory, fileSystem: fileSystem, readers: readers,
+                transform: transform, into: &writer, result: &result)
+        } else {
+            try rewriteInOrder(
+                run, directory: directory, fileSystem: fileSystem,
+                bytesPerSecondMax: bytesPerSecondMax, transform: transform, into: &writer,
+                result: &result)
         }
         try writer.flush(index: &result.index)
         try output.sync()
@@ -89,12 +81,150 @@ public enum SegmentRewriter {
         return result
     }
 
+    /// One thread: each record is transformed and written as it is read.
+    private static func rewriteInOrder(
+        _ run: SegmentRun, directory: String, fileSystem: any FileSystem,
+        bytesPerSecondMax: Int64?,
+        transform: (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> RecordRewrite,
+        into writer: inout RewriteWriter, result: inout RewrittenRun
+    ) throws(StorageError) {
+        let started = ContinuousClock.now
+        var throttledBytes: Int64 = 0
+        try forEachRecord(of: run.segments, directory: directory, fileSystem: fileSystem) {
+            (offset, record) throws(StorageError) in
+            result.recordsRead += 1
+            let rewrite = try transform(offset, record)
+            try write(rewrite, offset: offset, record: record, into: &writer, result: &result)
+        } afterBatch: { header in
+            result.rawBytesRead += Int64(header.rawLength)
+            throttledBytes += Int64(header.totalSize)
+            throttle(bytes: throttledBytes, since: started, bytesPerSecondMax: bytesPerSecondMax)
+        }
+    }
+
+    /// `readers` segments at a time are filtered on their own threads into `KeptRecords`,
+    /// which are then written in offset order.
+    private static func rewriteConcurrently(
+        _ run: SegmentRun, directory: String, fileSystem: any FileSystem, readers: Int,
+        transform: @Sendable (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> RecordRewrite,
+        into writer: inout RewriteWriter, result: inout RewrittenRun
+    ) throws(StorageError) {
+        for groupStart in stride(from: 0, to: run.segments.count, by: readers) {
+            let group = Array(
+                run.segments[groupStart..<min(run.segments.count, groupStart + readers)])
+            let filtered = FilteredSegments(count: group.count)
+            DispatchQueue.concurrentPerform(iterations: group.count) { index in
+                filtered.store(
+                    index,
+                    Result { () throws(StorageError) in
+                        try KeptRecords(
+                            of: group[index], directory: directory, fileSystem: fileSystem,
+                            transform: transform)
+                    })
+            }
+            for index in group.indices {
+                let kept = try filtered.take(index).get()
+                result.recordsRead += kept.recordsRead
+                result.rawBytesRead += kept.rawBytesRead
+                try kept.forEach { (offset, rewrite, record) throws(StorageError) in
+                    try write(
+                        rewrite, offset: offset, record: record, into: &writer, result: &result)
+                }
+            }
+        }
+    }
+
+    private static func write(
+        _ rewrite: RecordRewrite, offset: UInt64, record: UnsafeRawBufferPointer,
+        into writer: inout RewriteWriter, result: inout RewrittenRun
+    ) throws(StorageError) {
+        switch rewrite {
+        case .drop:
+            return
+        case .keep(let version):
+            try writer.append(
+                offset: offset, version: version, record: record, index: &result.index)
+            result.rawBytesWritten += Int64(record.count)
+        case .replace(let bytes, let version):
+            try writer.append(offset: offset, version: version, bytes: bytes, index: &result.index)
+            result.rawBytesWritten += Int64(bytes.count)
+        }
+        result.recordsWritten += 1
+    }
+
+    /// The kept records of one segment, copied out of its batches (a read-ahead for
+    /// `rewriteConcurrently`).
+    private struct KeptRecords: Sendable {
+        var bytes: [UInt8] = []
+        var records: [(offset: UInt64, rewrite: RecordRewrite, start: Int, count: Int)] = []
+        var recordsRead = 0
+        var rawBytesRead: Int64 = 0
+
+        init(
+            of segment: SegmentIndex, directory: String, fileSystem: any FileSystem,
+            transform: (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> RecordRewrite
+        ) throws(StorageError) {
+            try SegmentRewriter.forEachRecord(
+                of: [segment], directory: directory, fileSystem: fileSystem
+            ) { (offset, record) throws(StorageError) in
+                recordsRead += 1
+                let rewrite = try transform(offset, record)
+                if case .keep = rewrite {
+                    records.append((offset, rewrite, bytes.count, record.count))
+                    bytes.append(contentsOf: record)
+                } else if case .replace = rewrite {
+                    records.append((offset, rewrite, 0, 0))
+                }
+            } afterBatch: { header in
+                rawBytesRead += Int64(header.rawLength)
+            }
+        }
+
+        func forEach(
+            _ body: (UInt64, RecordRewrite, UnsafeRawBufferPointer) throws(StorageError) -> Void
+        ) throws(StorageError) {
+            var failure: StorageError?
+            bytes.withUnsafeBytes { all in
+                for record in records {
+                    do throws(StorageError) {
+                        try body(
+                            record.offset, record.rewrite,
+                            UnsafeRawBufferPointer(
+                                rebasing: all[record.start..<record.start + record.count]))
+                    } catch {
+                        failure = error
+                        return
+                    }
+                }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    /// Each reader's outcome, handed back under a lock.
+    private final class FilteredSegments: @unchecked Sendable {
+        private let lock = NSLock()
+        private var outcomes: [Result<KeptRecords, StorageError>?]
+
+        init(count: Int) { outcomes = Array(repeating: nil, count: count) }
+
+        func store(_ index: Int, _ outcome: Result<KeptRecords, StorageError>) {
+            lock.withLock { outcomes[index] = outcome }
+        }
+
+        func take(_ index: Int) -> Result<KeptRecords, StorageError> {
+            lock.withLock {
+                outcomes[index] ?? .failure(StorageError(.io, "a segment reader did not finish"))
+            }
+        }
+    }
+
     private static func forEachRecord(
-        of run: SegmentRun, directory: String, fileSystem: any FileSystem,
+        of segments: [SegmentIndex], directory: String, fileSystem: any FileSystem,
         _ body: (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> Void,
         afterBatch: (BatchHeader) -> Void
     ) throws(StorageError) {
-        for segment in run.segments {
+        for segment in segments {
             let segmentPath =
                 directory + "/" + SegmentFileName.segment(baseOffset: segment.baseOffset)
             let input = try fileSystem.open(segmentPath, mode: .read)
