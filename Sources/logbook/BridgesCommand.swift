@@ -9,9 +9,9 @@ struct BridgesCommand: ParsableCommand {
         commandName: "bridges",
         abstract: "Seattle drawbridge statistics from the bridge_event records.",
         discussion: """
-            Opens the Logbook with the BridgeStats view (rebuilt by replay) and prints: \\
-            `summary` — per bridge, openings, average and longest minutes, currently open; \\
-            `buckets` — per bridge, year, month, weekday (1 = Sunday) and hour, with Bridget's \\
+            Opens the Logbook with the BridgeStats view (rebuilt by replay) and prints: \
+            `summary` — per bridge, openings, average and longest minutes, currently open; \
+            `buckets` — per bridge, year, month, weekday (1 = Sunday) and hour, with Bridget's \
             opening probability and confidence; `validate` — Bridget's validation rules over \
             every stored opening, failures counted by the first rule each one breaks; \
             `predict` — for a weekday and hour (--weekday 1 = Sunday … 7, --hour 0–23), each \

@@ -9,9 +9,9 @@ struct GenerateCommand: ParsableCommand {
         commandName: "generate",
         abstract: "Write a realistic dataset as JSON to standard output.",
         discussion: """
-            Kinds: `bridges` — Seattle drawbridge openings in the SODA feed's shape: the seven \\
-            real bridges with the feed's coordinates, Fremont the busiest, fewer openings on \\
-            weekdays 7–9 and 16–18, about 4,500 rows a year, some openings split into several \\
+            Kinds: `bridges` — Seattle drawbridge openings in the SODA feed's shape: the seven \
+            real bridges with the feed's coordinates, Fremont the busiest, fewer openings on \
+            weekdays 7–9 and 16–18, about 4,500 rows a year, some openings split into several \
             rows and a few with no close. `home` — a home graph in The Goodies' file format \
             (entities, then relationships) with --entities entities: homes of zones and rooms, \
             devices in rooms, and manuals, procedures, notes, schedules, automations and apps \

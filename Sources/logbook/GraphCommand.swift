@@ -9,7 +9,7 @@ struct GraphCommand: ParsableCommand {
         commandName: "graph",
         abstract: "Query the home graph kept from the entity/ and relationship/ records.",
         discussion: """
-            Opens the Logbook with the GraphIndex view (rebuilt by replay) and answers one \\
+            Opens the Logbook with the GraphIndex view (rebuilt by replay) and answers one \
             query with The Goodies' semantics; edges are visited in insertion order.
               path FROM TO            shortest path over outgoing edges (--max-depth, 10)
               bfs START | dfs START   traversal over outgoing edges (--max-depth, --types)
@@ -22,7 +22,7 @@ struct GraphCommand: ParsableCommand {
               stats                   counts by type, average degree, isolated entities
               devices-in-room ROOM    devices with a located_in edge to the room
               invalid                 edges whose entity types The Goodies would reject
-            With --json one JSON document is printed: ids as strings, paths as id arrays, \\
+            With --json one JSON document is printed: ids as strings, paths as id arrays, \
             null when there is no path.
             """)
 

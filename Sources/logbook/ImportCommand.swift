@@ -10,9 +10,9 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Import a dataset into a Logbook.",
         discussion: """
-            Kinds: `bridges` — a JSON array of Seattle SODA drawbridge rows (every value a \\
-            string). Each row becomes the record bridge_event/<entityid>-<opendatetime>, so \\
-            importing the same file twice updates the same records instead of adding more. Rows \\
+            Kinds: `bridges` — a JSON array of Seattle SODA drawbridge rows (every value a \
+            string). Each row becomes the record bridge_event/<entityid>-<opendatetime>, so \
+            importing the same file twice updates the same records instead of adding more. Rows \
             that break Bridget's parsing rules are skipped and counted by reason.
             """)
 

@@ -9,10 +9,10 @@ struct SearchCommand: ParsableCommand {
         commandName: "search",
         abstract: "Search the entities kept from the entity/ records.",
         discussion: """
-            Ranks with The Goodies' rules (name and content substring matches, an exact-name \\
-            boost and a difflib fuzzy bonus), best first, ties in insertion order; candidates \\
-            come from n-gram indexes, not a scan. --bm25 ranks by Okapi BM25 over the words of \\
-            names and content instead. With --json one JSON document: a list of \\
+            Ranks with The Goodies' rules (name and content substring matches, an exact-name \
+            boost and a difflib fuzzy bonus), best first, ties in insertion order; candidates \
+            come from n-gram indexes, not a scan. --bm25 ranks by Okapi BM25 over the words of \
+            names and content instead. With --json one JSON document: a list of \
             {id, entity_type, name, score, highlights}.
             """)
 

@@ -9,8 +9,8 @@ struct SyncCommand: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Pull everything a peer has (durably) into this Logbook, then exit.",
         discussion: """
-            Starts from the cursor saved for that peer in peers.json (0 the first time), \\
-            checks every batch before merging it, saves the cursor after each merge and \\
+            Starts from the cursor saved for that peer in peers.json (0 the first time), \
+            checks every batch before merging it, saves the cursor after each merge and \
             acknowledges it to the peer. Running it again pulls only what is new.
             """)
 
