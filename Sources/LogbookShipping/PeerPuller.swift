@@ -46,6 +46,10 @@ public struct PeerPuller: Sendable {
     public var bytesPerPull = 4 << 20
     /// The largest snapshot accepted.
     public var snapshotBytesMax = 1 << 30
+    /// While pulls keep finding new batches, acknowledge at most this often (each
+    /// acknowledgement costs the peer a durable ledger write); a catch-up that reaches the
+    /// peer's high watermark always acknowledges before it returns.
+    public var acknowledgementInterval = Duration.milliseconds(250)
 
     /// A puller from the node at `peer` (e.g. `http://127.0.0.1:7000`) into `logbook`.
     public init(
@@ -59,60 +63,145 @@ public struct PeerPuller: Sendable {
         self.client = client
     }
 
-    /// Pulls until the cursor reaches the peer's durable high watermark.
-    public func catchUp() async throws -> Report {
+    /// Pulls until the cursor reaches the peer's durable high watermark. `onPull` sees the
+    /// report after every pull whose changes are merged, durable and behind the durable
+    /// cursor (replication progress, before the catch-up ends).
+    public func catchUp(onPull: (Report) -> Void = { _ in }) async throws -> Report {
         var report = Report()
         var cursor = ledger.cursor(for: peer)
+        var acknowledged = ContinuousClock.now
         while true {
-            var request = HTTPClientRequest(
-                url: "\(peer)/log?from=\(cursor)&max_bytes=\(bytesPerPull)")
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
-            let response = try await client.execute(request, timeout: .seconds(30))
-            let body = try await response.body.collect(upTo: bytesPerPull + (1 << 20))
-            if response.status == .gone {
+            let pulled = try await pull(from: cursor, wait: nil)
+            guard let batches = pulled else {
                 // Our cursor is below the peer's log start: take its state instead.
                 cursor = try await restoreFromSnapshot(&report)
                 continue
             }
-            guard response.status == .ok else {
-                let reason = String(buffer: body)
-                throw Failure(message: "\(peer): \(response.status.code) \(reason)")
-            }
-            func header(_ name: String) -> UInt64? {
-                response.headers.first(name: name).flatMap(UInt64.init)
-            }
-            guard let durable = header(ShippingHeaders.durableOffset),
-                let next = header(ShippingHeaders.nextOffset)
-            else {
-                throw Failure(message: "\(peer): the answer lacks the Logbook offset headers")
-            }
-            report.peerDurableOffset = durable
-            let bytes = Array(body.readableBytesView)
-            if bytes.isEmpty {
+            report.peerDurableOffset = batches.durableOffset
+            if batches.bytes.isEmpty {
                 // Nothing new, but our log end and GC frontier may have moved: the peer's
                 // fences wait for them, so acknowledge anyway.
                 try await acknowledge(cursor)
                 report.cursor = cursor
                 return report
             }
-            let (changes, end) = try ShippedBatchReader.changes(in: bytes, from: cursor)
-            guard end == next else {
-                throw Failure(message: "\(peer): batches end at \(end), the header says \(next)")
-            }
-            let accepted = try await logbook.merge(changes)
-            try logbook.sync()  // what we merged is durable before the cursor moves past it
-            try ledger.setCursor(end, for: peer, nodeId: header(ShippingHeaders.nodeId))
-            report.pulls += 1
-            report.bytes += bytes.count
-            report.received += changes.count
-            report.accepted += accepted.count
-            cursor = end
-            try await acknowledge(end)
-            if cursor >= durable {
-                report.cursor = cursor
+            cursor = try await store(batches, from: cursor, into: &report)
+            onPull(report)
+            if cursor >= batches.durableOffset {
+                try await acknowledge(cursor)
                 return report
             }
+            if ContinuousClock.now - acknowledged >= acknowledgementInterval {
+                try await acknowledge(cursor)
+                acknowledged = .now
+            }
         }
+    }
+
+    /// Follows the peer until the task is cancelled (or a pull fails, which throws): each
+    /// request is a long poll (`wait_ms`) that the peer answers as soon as it has something
+    /// durable past our cursor, and the next request is sent as soon as an answer arrives,
+    /// so the peer prepares it while this node merges and syncs the last one. `onPull` sees
+    /// the report of each pull (or snapshot) that moved the cursor, once it is durable.
+    public func follow(
+        wait: Duration = .milliseconds(500), onPull: (Report) -> Void = { _ in }
+    ) async throws {
+        var cursor = ledger.cursor(for: peer)
+        var acknowledged = ContinuousClock.now
+        var inFlight = prefetch(from: cursor, wait: wait)
+        defer { inFlight.cancel() }
+        while !Task.isCancelled {
+            let pulled = try await inFlight.value
+            var report = Report()
+            guard let batches = pulled else {
+                cursor = try await restoreFromSnapshot(&report)
+                report.cursor = cursor
+                onPull(report)
+                inFlight = prefetch(from: cursor, wait: wait)
+                continue
+            }
+            report.peerDurableOffset = batches.durableOffset
+            guard !batches.bytes.isEmpty else {
+                inFlight = prefetch(from: cursor, wait: wait)
+                if ContinuousClock.now - acknowledged >= acknowledgementInterval {
+                    try await acknowledge(cursor)
+                    acknowledged = .now
+                }
+                continue
+            }
+            inFlight = prefetch(from: batches.nextOffset, wait: wait)
+            cursor = try await store(batches, from: cursor, into: &report)
+            onPull(report)
+            if ContinuousClock.now - acknowledged >= acknowledgementInterval {
+                try await acknowledge(cursor)
+                acknowledged = .now
+            }
+        }
+    }
+
+    /// One answer of `GET /log`: stored batches and the peer's offsets.
+    struct PulledBatches: Sendable {
+        var bytes: [UInt8]
+        var durableOffset: UInt64
+        var nextOffset: UInt64
+        var nodeId: UInt64?
+    }
+
+    private func prefetch(from cursor: UInt64, wait: Duration) -> Task<PulledBatches?, any Error> {
+        Task { try await pull(from: cursor, wait: wait) }
+    }
+
+    /// `GET /log` from `cursor`; nil when the peer answers "snapshot required" (410).
+    private func pull(from cursor: UInt64, wait: Duration?) async throws -> PulledBatches? {
+        var url = "\(peer)/log?from=\(cursor)&max_bytes=\(bytesPerPull)"
+        var timeout = TimeAmount.seconds(30)
+        if let wait {
+            let milliseconds =
+                wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
+            url += "&wait_ms=\(milliseconds)"
+            timeout = timeout + .milliseconds(milliseconds)
+        }
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let response = try await client.execute(request, timeout: timeout)
+        let body = try await response.body.collect(upTo: bytesPerPull + (1 << 20))
+        if response.status == .gone { return nil }
+        guard response.status == .ok else {
+            let reason = String(buffer: body)
+            throw Failure(message: "\(peer): \(response.status.code) \(reason)")
+        }
+        func header(_ name: String) -> UInt64? {
+            response.headers.first(name: name).flatMap(UInt64.init)
+        }
+        guard let durable = header(ShippingHeaders.durableOffset),
+            let next = header(ShippingHeaders.nextOffset)
+        else {
+            throw Failure(message: "\(peer): the answer lacks the Logbook offset headers")
+        }
+        return PulledBatches(
+            bytes: Array(body.readableBytesView), durableOffset: durable, nextOffset: next,
+            nodeId: header(ShippingHeaders.nodeId))
+    }
+
+    /// Checks and merges `batches` (read from `cursor`), makes them durable, then moves the
+    /// durable cursor past them; returns the new cursor.
+    private func store(
+        _ batches: PulledBatches, from cursor: UInt64, into report: inout Report
+    ) async throws -> UInt64 {
+        let (changes, end) = try ShippedBatchReader.changes(in: batches.bytes, from: cursor)
+        guard end == batches.nextOffset else {
+            throw Failure(
+                message: "\(peer): batches end at \(end), the header says \(batches.nextOffset)")
+        }
+        let accepted = try await logbook.merge(changes)
+        try logbook.sync()  // what we merged is durable before the cursor moves past it
+        try ledger.setCursor(end, for: peer, nodeId: batches.nodeId)
+        report.pulls += 1
+        report.bytes += batches.bytes.count
+        report.received += changes.count
+        report.accepted += accepted.count
+        report.cursor = end
+        return end
     }
 
     /// Merges the peer's `GET /snapshot` and moves the cursor to the offset it covers.

@@ -10,6 +10,8 @@ public struct ShippingConfiguration: Sendable {
     public var requestBytesMax = 16 << 20
     /// The largest `/log` response; a pull's `max_bytes` is clamped to it.
     public var responseBytesMax = 8 << 20
+    /// The longest a `/log?wait_ms=` request is held open waiting for new durable records.
+    public var logWaitMax = Duration.seconds(30)
     /// The largest number of changes `GET /changes` and `GET /snapshot` return in one body.
     public var changesPerResponseMax = 1_000_000
 

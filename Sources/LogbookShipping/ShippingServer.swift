@@ -10,11 +10,13 @@ import NIOSSL
 
 /// Serves a Logbook to its peers over HTTP (Hummingbird).
 ///
-/// - `GET /log?from=OFFSET&max_bytes=N`: stored batches verbatim, from the batch holding
-///   OFFSET, below the durable high watermark, at most N bytes (at least one batch); headers
-///   `Logbook-Node-Id`, `Logbook-Durable-Offset`, `Logbook-Start-Offset`,
+/// - `GET /log?from=OFFSET&max_bytes=N[&wait_ms=W]`: stored batches verbatim, from the batch
+///   holding OFFSET, below the durable high watermark, at most N bytes (at least one batch);
+///   headers `Logbook-Node-Id`, `Logbook-Durable-Offset`, `Logbook-Start-Offset`,
 ///   `Logbook-Next-Offset`, `Logbook-Batch-Count`. Below the log start: 410 "snapshot
-///   required".
+///   required". With `wait_ms`, a request with nothing durable at or after OFFSET yet is held
+///   up to W ms (a long poll, as a Kafka follower's fetch wait) and answered as soon as
+///   something is.
 /// - `GET /snapshot`: the live state as crdt-lite JSON (`Logbook.snapshotChanges()`:
 ///   `getChangesSince(0)` plus a deletion per fenced record).
 /// - `POST /ack` with `{"node": ID, "offset": N, "log_end": E, "collected_below": C}`: the
@@ -46,7 +48,7 @@ public struct ShippingServer: Sendable {
     {
         let router = Router()
         router.add(middleware: TokenMiddleware(token: configuration.token, metrics: metrics))
-        router.get("log") { request, _ in try self.log(request) }
+        router.get("log") { request, _ in try await self.log(request) }
         router.get("snapshot") { request, _ in try self.snapshot(request) }
         router.post("ack") { request, _ in try await self.acknowledge(request) }
         router.get("changes") { request, _ in try self.changes(request) }
@@ -68,13 +70,19 @@ public struct ShippingServer: Sendable {
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) })
     }
 
-    private func log(_ request: Request) throws -> Response {
+    private func log(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
         guard let from = query.get("from", as: UInt64.self) else {
             throw HTTPError(.badRequest, message: "from must be an offset (an unsigned integer)")
         }
         let asked = query.get("max_bytes", as: Int.self) ?? configuration.responseBytesMax
         guard asked > 0 else { throw HTTPError(.badRequest, message: "max_bytes must be positive") }
+        if let wait = query.get("wait_ms") {
+            guard let milliseconds = Int(wait), milliseconds >= 0 else {
+                throw HTTPError(.badRequest, message: "wait_ms must be a number of milliseconds")
+            }
+            await waitForDurable(beyond: from, upTo: .milliseconds(milliseconds))
+        }
         let shipped: ShippedBatches
         do {
             shipped = try logbook.storedBatches(
@@ -95,6 +103,16 @@ public struct ShippingServer: Sendable {
         return Response(
             status: .ok, headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: shipped.bytes)))
+    }
+
+    /// Returns when the durable high watermark passes `offset`, after `wait` (at most
+    /// `logWaitMax`), or when the task is cancelled. Checks every millisecond: a follower's
+    /// lag gains at most that, and an idle follower costs a thousand cheap reads a second.
+    private func waitForDurable(beyond offset: UInt64, upTo wait: Duration) async {
+        let deadline = ContinuousClock.now + min(wait, configuration.logWaitMax)
+        while logbook.durableOffset <= offset && ContinuousClock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(1)) } catch { return }
+        }
     }
 
     /// The state as crdt-lite JSON, with `Logbook-Next-Offset`: the durable offset read

@@ -10,12 +10,13 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve this Logbook to peers over HTTP and pull from peers continuously.",
         discussion: """
-            Endpoints (every request needs Authorization: Bearer TOKEN): GET /log?from=OFFSET \\
-            (stored batches verbatim, below the durable high watermark), GET /snapshot, POST \\
-            /ack, GET /changes?since=V and POST /changes (crdt-lite JSON), GET / (status \\
-            page), GET /metrics (Prometheus). Each --peer is pulled from its saved cursor \\
-            (peers.json beside the log), again every --interval milliseconds, backing off up \\
-            to 5 s after failures. Writes are group-committed, so what is served is durable. \
+            Endpoints (every request needs Authorization: Bearer TOKEN): GET /log?from=OFFSET \
+            (stored batches verbatim, below the durable high watermark), GET /snapshot, POST \
+            /ack, GET /changes?since=V and POST /changes (crdt-lite JSON), GET / (status \
+            page), GET /metrics (Prometheus). Each --peer is followed from its saved cursor \
+            (peers.json beside the log) with long polls (GET /log?wait_ms=--interval): the \
+            peer answers as soon as it has new durable records, and the next poll is sent \
+            while this node merges the last answer. Failures back off up to 5 s. Writes are group-committed, so what is served is durable. \
             With --gc-every, tombstone GC runs that often (see `logbook gc --help` and \
             `logbook peers`: it waits for every registered peer).
             """)
@@ -29,8 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
     var token: String
     @Option(help: "A peer to pull from, e.g. http://127.0.0.1:7001 (repeatable).")
     var peer: [String] = []
-    @Option(help: "Milliseconds between catch-ups with each peer.")
-    var interval = 200
+    @Option(help: "The longest a poll waits at a peer for new records, in milliseconds.")
+    var interval = 500
     @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key).")
     var tlsCertificate: String?
     @Option(help: "The PEM private key for --tls-certificate.")

@@ -311,6 +311,7 @@ final class TestNode: @unchecked Sendable {
         #expect(try await a.send("/log?from=0", token: "wrong").status == 401)
         #expect(try await a.send("/log?from=0", token: "").status == 401)
         #expect(try await a.send("/log?from=zero").status == 400)
+        #expect(try await a.send("/log?from=0&wait_ms=soon").status == 400)
         let garbage = try await a.send("/changes", method: .POST, body: "{not json")
         #expect(garbage.status == 400)
         #expect(garbage.body.contains("not crdt-lite JSON"))
@@ -320,6 +321,62 @@ final class TestNode: @unchecked Sendable {
         #expect(a.logbook.stateDigest() == before)
         let pull = try await a.send("/log?from=0")
         #expect(pull.status == 200)
+    }
+
+    @Test func aLongPollIsAnsweredWhenARecordBecomesDurable() async throws {
+        let a = try TestNode(node: 1)
+        defer { a.stop() }
+        try await a.start()
+        try await a.logbook.insertOrUpdate("r", fields: [("a", 1)])
+        try a.logbook.sync()
+        let end = a.logbook.durableOffset
+        // Nothing past the end: held for the whole wait, then answered empty.
+        let started = ContinuousClock.now
+        let idle = try await a.send("/log?from=\(end)&wait_ms=300")
+        #expect(idle.status == 200 && idle.body.isEmpty)
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+        // A write during the wait ends it early, with the new record.
+        async let held = a.send("/log?from=\(end)&wait_ms=5000")
+        try await Task.sleep(for: .milliseconds(100))
+        let writeStarted = ContinuousClock.now
+        try await a.logbook.insertOrUpdate("r", fields: [("a", 2)])
+        try a.logbook.sync()
+        let answer = try await held
+        #expect(answer.status == 200 && !answer.body.isEmpty)
+        #expect(ContinuousClock.now - writeStarted < .seconds(4), "answered on the write")
+        // Data already there: no wait at all.
+        let immediate = ContinuousClock.now
+        #expect(try await a.send("/log?from=0&wait_ms=5000").status == 200)
+        #expect(ContinuousClock.now - immediate < .seconds(4))
+    }
+
+    @Test func aFollowerKeepsUpUntilCancelledAndResumesFromItsCursor() async throws {
+        let nodes = try await TestNode.started(2)
+        defer { for node in nodes { node.stop() } }
+        let (a, b) = (nodes[0], nodes[1])
+        let cursors = CursorLog()
+        let following = Task {
+            try await b.puller(from: a).follow(wait: .milliseconds(200)) {
+                cursors.note($0.cursor)
+            }
+        }
+        for round in 0..<5 {
+            try await writeConflicts([a], rounds: 20, seed: UInt64(round))
+            try a.logbook.sync()
+            let target = a.logbook.durableOffset
+            let deadline = ContinuousClock.now + .seconds(20)
+            while cursors.last < target && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(cursors.last == target, "round \(round): the follower reached the end")
+            #expect(b.logbook.stateDigest() == a.logbook.stateDigest())
+        }
+        following.cancel()
+        _ = await following.result
+        #expect(cursors.all == cursors.all.sorted(), "the cursor only moves forward")
+        // The cursor was saved durably: a new puller resumes there and finds nothing new.
+        let resumed = try await b.puller(from: a).catchUp()
+        #expect(resumed.pulls == 0 && resumed.cursor == a.logbook.durableOffset)
     }
 
     @Test func aCrdtLiteClientConvergesThroughTheJSONEndpoints() async throws {
@@ -397,4 +454,15 @@ func serve(_ router: Router<BasicRequestContext>) async -> (port: Int, task: Tas
     let task = Task { try await application.run() }
     for await port in ports { return (port, task) }
     return (0, task)
+}
+
+/// The cursors a follower reported, in order.
+final class CursorLog: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var cursors: [UInt64] = []
+
+    func note(_ cursor: UInt64) { lock.withLock { cursors.append(cursor) } }
+    var last: UInt64 { lock.withLock { cursors.last ?? 0 } }
+    var all: [UInt64] { lock.withLock { cursors } }
 }
