@@ -134,7 +134,7 @@ enum Compactor {
             let rewritten = try rewrite(
                 plan.run, directory: directory, fileSystem: fileSystem,
                 configuration: settings, bytesPerSecondMax: options.bytesPerSecondMax,
-                readers: options.threads
+                threads: options.threads
             ) { dead.isLive($0) }
             report.rawBytesRead += rewritten.rawBytesRead
             report.bytesAfter += rewritten.index.segmentSize
@@ -148,13 +148,14 @@ enum Compactor {
     /// Rewrites `run` keeping the records `isKept` says yes to (shared with tombstone GC).
     static func rewrite(
         _ run: SegmentRun, directory: String, fileSystem: any FileSystem,
-        configuration: LogConfiguration, bytesPerSecondMax: Int64?, readers: Int = 1,
+        configuration: LogConfiguration, bytesPerSecondMax: Int64?, threads: Int = 1,
         isKept: @escaping @Sendable (UInt64) -> Bool
     ) throws(LogbookError) -> RewrittenRun {
         do {
             return try SegmentRewriter.rewrite(
                 run, directory: directory, fileSystem: fileSystem, configuration: configuration,
-                bytesPerSecondMax: bytesPerSecondMax, readers: readers
+                bytesPerSecondMax: bytesPerSecondMax,
+                concurrency: threads > 1 ? .dispatch(width: threads) : nil
             ) { (offset, record) throws(StorageError) in
                 try decision(offset, record, isKept: isKept(offset))
             }
@@ -213,6 +214,15 @@ enum Compactor {
                 }
                 try body(offset, key)
             }
+        }
+    }
+}
+
+extension ConcurrentJobs {
+    /// Jobs on Dispatch's worker threads, `width` at a time.
+    static func dispatch(width: Int) -> ConcurrentJobs {
+        ConcurrentJobs(width: width) { count, job in
+            DispatchQueue.concurrentPerform(iterations: count, execute: job)
         }
     }
 }

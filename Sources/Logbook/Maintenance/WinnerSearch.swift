@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import LogbookStorage
 
@@ -35,7 +34,7 @@ struct WinnerSearch {
         if cursors.count == 1 {
             search(0)
         } else {
-            DispatchQueue.concurrentPerform(iterations: cursors.count, execute: search)
+            ConcurrentJobs.dispatch(width: cursors.count).run(cursors.count, search)
         }
         var merged: (live: LiveSet, recordsPerRun: [Int])?
         for share in 0..<cursors.count {

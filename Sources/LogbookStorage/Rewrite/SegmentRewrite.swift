@@ -48,14 +48,15 @@ public struct RewrittenRun: Sendable {
 public enum SegmentRewriter {
     /// Writes the rewrite of `run`. `bytesPerSecondMax` throttles reading and writing.
     ///
-    /// With `readers` above 1 (and no throttle), that many of the run's segments are read,
-    /// verified and filtered at once, each on its own thread, and their kept records then
-    /// written in order; `transform` is called from those threads concurrently. Memory holds
-    /// the kept records of at most `readers` segments.
+    /// With `concurrency` (and no throttle), `concurrency.width` of the run's segments at a
+    /// time are read, verified and filtered as concurrent jobs of the caller's runner, and
+    /// their kept records then written in order on the calling thread; `transform` is called
+    /// from those jobs concurrently. Memory holds the kept records of at most `width`
+    /// segments. The storage layer starts no threads of its own.
     public static func rewrite(
         _ run: SegmentRun, directory: String, fileSystem: any FileSystem,
         configuration: LogConfiguration,
-        bytesPerSecondMax: Int64? = nil, readers: Int = 1,
+        bytesPerSecondMax: Int64? = nil, concurrency: ConcurrentJobs? = nil,
         transform: @Sendable (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> RecordRewrite
     ) throws(StorageError) -> RewrittenRun {
         precondition(!run.segments.isEmpty, "empty run")
@@ -65,9 +66,10 @@ public enum SegmentRewriter {
         let output = try fileSystem.open(path, mode: .createNew)
         var result = RewrittenRun(run: run, index: SegmentIndex(baseOffset: run.baseOffset))
         var writer = RewriteWriter(file: output, configuration: configuration)
-        if readers > 1 && bytesPerSecondMax == nil && run.segments.count > 1 {
+        if let concurrency, concurrency.width > 1, bytesPerSecondMax == nil, run.segments.count > 1
+        {
             try rewriteConcurrently(
-                run, directory: directory, fileSystem: fileSystem, readers: readers,
+                run, directory: directory, fileSystem: fileSystem, concurrency: concurrency,
                 transform: transform, into: &writer, result: &result)
         } else {
             try rewriteInOrder(
@@ -102,18 +104,20 @@ public enum SegmentRewriter {
         }
     }
 
-    /// `readers` segments at a time are filtered on their own threads into `KeptRecords`,
-    /// which are then written in offset order.
+    /// `concurrency.width` segments at a time are filtered by concurrent jobs into
+    /// `KeptRecords`, which are then written in offset order.
     private static func rewriteConcurrently(
-        _ run: SegmentRun, directory: String, fileSystem: any FileSystem, readers: Int,
+        _ run: SegmentRun, directory: String, fileSystem: any FileSystem,
+        concurrency: ConcurrentJobs,
         transform: @Sendable (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> RecordRewrite,
         into writer: inout RewriteWriter, result: inout RewrittenRun
     ) throws(StorageError) {
-        for groupStart in stride(from: 0, to: run.segments.count, by: readers) {
+        let width = concurrency.width
+        for groupStart in stride(from: 0, to: run.segments.count, by: width) {
             let group = Array(
-                run.segments[groupStart..<min(run.segments.count, groupStart + readers)])
+                run.segments[groupStart..<min(run.segments.count, groupStart + width)])
             let filtered = FilteredSegments(count: group.count)
-            DispatchQueue.concurrentPerform(iterations: group.count) { index in
+            concurrency.run(group.count) { index in
                 filtered.store(
                     index,
                     Result { () throws(StorageError) in
