@@ -19,27 +19,20 @@ struct WinnerSearch {
         precondition(!cursors.isEmpty, "at least one cursor")
         let origin = min(cursors[0].startOffset, runs.first?.baseOffset ?? 0)
         let seeds = KeyNumbering.Seeds.random()
-        let outcomes = ShareOutcomes(count: cursors.count)
         let handedOut = CursorsByThread(cursors: cursors)
-        let search = { @Sendable (share: Int) in
-            outcomes.store(
-                share,
-                Result { () throws(LogbookError) in
-                    try Self.searchShare(
-                        share, of: handedOut.cursors.count, cursor: handedOut.cursors[share],
-                        logbook: logbook,
-                        origin: origin, runs: runs, seeds: seeds)
-                })
+        let search = { @Sendable (share: Int) throws(LogbookError) -> FinishedShare in
+            try Self.searchShare(
+                share, of: handedOut.cursors.count, cursor: handedOut.cursors[share],
+                logbook: logbook, origin: origin, runs: runs, seeds: seeds)
         }
-        if cursors.count == 1 {
-            search(0)
-        } else {
-            ConcurrentJobs.dispatch(width: cursors.count).run(cursors.count, search)
-        }
-        var merged: (live: LiveSet, recordsPerRun: [Int])?
-        for share in 0..<cursors.count {
-            let outcome = try outcomes.take(share).get()
-            if merged == nil { merged = outcome } else { merged?.live.absorb(outcome.live) }
+        let outcomes =
+            cursors.count == 1
+            ? [Result { () throws(LogbookError) in try search(0) }]
+            : ConcurrentJobs.dispatch(width: cursors.count).map(cursors.count, search)
+        var merged: FinishedShare?
+        for outcome in outcomes {
+            let share = try outcome.get()
+            if merged == nil { merged = share } else { merged?.live.absorb(share.live) }
         }
         guard let merged else { preconditionFailure("no share searched") }
         live = merged.live
@@ -50,7 +43,7 @@ struct WinnerSearch {
     private static func searchShare(
         _ share: Int, of shareCount: Int, cursor: LogCursor, logbook: Logbook, origin: UInt64,
         runs: [SegmentRun], seeds: KeyNumbering.Seeds
-    ) throws(LogbookError) -> (live: LiveSet, recordsPerRun: [Int]) {
+    ) throws(LogbookError) -> FinishedShare {
         let base = runs.first?.baseOffset ?? 0
         let readBack = LoggedVersionReader { (offset) throws(LogbookError) in
             try logbook.maintenanceCursor(from: offset)
@@ -70,7 +63,7 @@ struct WinnerSearch {
             }
         }
         try live.finish()
-        return (live, recordsPerRun)
+        return FinishedShare(live: live, recordsPerRun: recordsPerRun)
     }
 }
 
@@ -79,24 +72,9 @@ private struct CursorsByThread: @unchecked Sendable {
     let cursors: [LogCursor]
 }
 
-/// Each thread's result, handed back under a lock (the sets themselves are used by one
-/// thread at a time: the one that built it, then the caller after all have finished).
-private final class ShareOutcomes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var outcomes: [Result<(live: LiveSet, recordsPerRun: [Int]), LogbookError>?]
-
-    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
-
-    func store(_ share: Int, _ outcome: Result<(live: LiveSet, recordsPerRun: [Int]), LogbookError>)
-    {
-        lock.withLock { outcomes[share] = outcome }
-    }
-
-    func take(_ share: Int) -> Result<(live: LiveSet, recordsPerRun: [Int]), LogbookError> {
-        lock.withLock {
-            outcomes[share]
-                ?? .failure(
-                    LogbookError(.failed, "compaction pass 1: share \(share) did not finish"))
-        }
-    }
+/// One share's finished set, handed from the thread that built it to the caller once that
+/// thread is done (its tables are never touched by two threads at a time).
+private struct FinishedShare: @unchecked Sendable {
+    var live: LiveSet
+    var recordsPerRun: [Int]
 }

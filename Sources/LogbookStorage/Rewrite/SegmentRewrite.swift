@@ -116,18 +116,13 @@ public enum SegmentRewriter {
         for groupStart in stride(from: 0, to: run.segments.count, by: width) {
             let group = Array(
                 run.segments[groupStart..<min(run.segments.count, groupStart + width)])
-            let filtered = FilteredSegments(count: group.count)
-            concurrency.run(group.count) { index in
-                filtered.store(
-                    index,
-                    Result { () throws(StorageError) in
-                        try KeptRecords(
-                            of: group[index], directory: directory, fileSystem: fileSystem,
-                            transform: transform)
-                    })
+            let filtered = concurrency.map(group.count) { (index) throws(StorageError) in
+                try KeptRecords(
+                    of: group[index], directory: directory, fileSystem: fileSystem,
+                    transform: transform)
             }
             for index in group.indices {
-                let kept = try filtered.take(index).get()
+                let kept = try filtered[index].get()
                 result.recordsRead += kept.recordsRead
                 result.rawBytesRead += kept.rawBytesRead
                 try kept.forEach { (offset, rewrite, record) throws(StorageError) in
@@ -202,24 +197,6 @@ public enum SegmentRewriter {
                 }
             }
             if let failure { throw failure }
-        }
-    }
-
-    /// Each reader's outcome, handed back under a lock.
-    private final class FilteredSegments: @unchecked Sendable {
-        private let lock = NSLock()
-        private var outcomes: [Result<KeptRecords, StorageError>?]
-
-        init(count: Int) { outcomes = Array(repeating: nil, count: count) }
-
-        func store(_ index: Int, _ outcome: Result<KeptRecords, StorageError>) {
-            lock.withLock { outcomes[index] = outcome }
-        }
-
-        func take(_ index: Int) -> Result<KeptRecords, StorageError> {
-            lock.withLock {
-                outcomes[index] ?? .failure(StorageError(.io, "a segment reader did not finish"))
-            }
         }
     }
 
