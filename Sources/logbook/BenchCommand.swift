@@ -16,8 +16,9 @@ struct BenchCommand: AsyncParsableCommand {
             entities and ten years of drawbridge openings, rebuilt into the graph, search and \
             bridge views on open; then search and findPath latency percentiles. `shipping` — \
             two nodes on loopback in this process: catch-up of the standard workload (--changes, \
-            default 1 M) and replication lag while 64 writers append at --rate changes/s for \
-            --seconds. `maintenance` — compaction and tombstone GC of an update-heavy log \
+            default 1 M); 1 % more changes caught up by a node holding the whole state and by \
+            an empty one; replication lag while writers append four-field writes at --rate \
+            changes/s for --seconds and the peer follows with long polls. `maintenance` — compaction and tombstone GC of an update-heavy log \
             (--records records, ten writes per column on average), and the compacted log's \
             size next to a log of the live state only. \
             Every figure is a median over --runs, with the process's peak memory.

@@ -22,7 +22,7 @@ struct ShippingBenchmark {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        return [try await catchUp(), try await lag()]
+        return try await catchUp() + [try await lag()]
     }
 
     private struct Node {
@@ -43,7 +43,10 @@ struct ShippingBenchmark {
         return Node(logbook: logbook, ledger: ledger, url: server.url(), server: server)
     }
 
-    private func catchUp() async throws -> BenchFigure {
+    /// Catch-up of the whole log into an empty node; then, to show that a catch-up costs what
+    /// is missing and not the size of the state, the same number of new changes pulled by a
+    /// node holding the whole state and by one holding almost nothing.
+    private func catchUp() async throws -> [BenchFigure] {
         progress("writing the catch-up log")
         let source = try await start(directory + "/source", node: 1, durability: .buffered)
         defer { source.server.stop() }
@@ -69,13 +72,60 @@ struct ShippingBenchmark {
             try? FileManager.default.removeItem(atPath: path)
             return elapsed
         }
-        return BenchFigure(
+        let whole = BenchFigure(
             system: "Logbook", name: "catch-up over loopback (pull, check, merge, append)",
             kind: "replay", changesPerSecond: Double(merged) / median,
             diskMegabytesPerSecond: Double(bytes) / median / 1e6, peakMegabytes: peak,
             note: String(
                 format: "%.1f MB stored, %d changes in %.2f s (target 300 MB/s of stored bytes)",
                 Double(bytes) / 1e6, merged, median))
+        return [whole, try await incrementalCatchUp(from: source, workload: &workload)]
+    }
+
+    /// `missing` new changes on the source, pulled by a node that already holds the source's
+    /// whole state and, side by side, by a node that holds only what a small source wrote.
+    private func incrementalCatchUp(
+        from source: Node, workload: inout StandardWorkload
+    ) async throws -> BenchFigure {
+        let missing = max(1, changes / 100)
+        progress("catch-up of \(missing) missing changes")
+        let full = try Logbook.open(
+            directory: directory + "/full", nodeId: 3, options: LogbookOptions())
+        let fullLedger = try PeerLedger(directory: directory + "/full")
+        _ = try await PeerPuller(
+            logbook: full, peer: source.url, token: "bench", ledger: fullLedger
+        ).catchUp()
+        let small = try await start(directory + "/small-source", node: 4, durability: .buffered)
+        defer { small.server.stop() }
+        var smallWorkload = StandardWorkload(recordCount: 1_000, seed: 7)
+        _ = try await runStandardWorkload(
+            on: small.logbook, workload: &smallWorkload, changeCount: missing)
+        let empty = try Logbook.open(
+            directory: directory + "/empty", nodeId: 5, options: LogbookOptions())
+        let emptyLedger = try PeerLedger(directory: directory + "/empty")
+        _ = try await runStandardWorkload(
+            on: source.logbook, workload: &workload, changeCount: missing)
+        try source.logbook.sync()
+        try small.logbook.sync()
+        // Both pull `missing` changes: one into a state of `changes`, one into an empty one.
+        let timed = { (node: Logbook, ledger: PeerLedger, peer: String) async throws -> Double in
+            let started = ContinuousClock.now
+            _ = try await PeerPuller(logbook: node, peer: peer, token: "bench", ledger: ledger)
+                .catchUp()
+            return (ContinuousClock.now - started).seconds
+        }
+        let intoFull = try await timed(full, fullLedger, source.url)
+        let intoEmpty = try await timed(empty, emptyLedger, small.url)
+        let fullRecords = full.records().count
+        try full.close()
+        try empty.close()
+        return BenchFigure(
+            system: "Logbook", name: "catch-up of \(missing) missing changes, state of \(changes)",
+            changesPerSecond: Double(missing) / intoFull,
+            note: String(
+                format:
+                    "%.3f s into a node holding %d records; %.3f s for as many changes into an empty node (%.2f×): the cost follows what is missing",
+                intoFull, fullRecords, intoEmpty, intoFull / max(intoEmpty, 1e-9)))
     }
 
     private func lag() async throws -> BenchFigure {
