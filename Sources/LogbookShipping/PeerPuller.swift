@@ -102,7 +102,8 @@ public struct PeerPuller: Sendable {
     /// request is a long poll (`wait_ms`) that the peer answers as soon as it has something
     /// durable past our cursor, and the next request is sent as soon as an answer arrives,
     /// so the peer prepares it while this node merges and syncs the last one. `onPull` sees
-    /// the report of each pull (or snapshot) that moved the cursor, once it is durable.
+    /// the report of each pull (or snapshot) that moved the cursor, once it is durable, and
+    /// a report with `pulls` 0 for each poll that waited in vain.
     public func follow(
         wait: Duration = .milliseconds(500), onPull: (Report) -> Void = { _ in }
     ) async throws {
@@ -123,6 +124,8 @@ public struct PeerPuller: Sendable {
             report.peerDurableOffset = batches.durableOffset
             guard !batches.bytes.isEmpty else {
                 inFlight = prefetch(from: cursor, wait: wait)
+                report.cursor = cursor
+                onPull(report)  // pulls 0: the peer had nothing new for a whole wait
                 if ContinuousClock.now - acknowledged >= acknowledgementInterval {
                     try await acknowledge(cursor)
                     acknowledged = .now

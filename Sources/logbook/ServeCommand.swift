@@ -96,16 +96,20 @@ struct ServeCommand: AsyncParsableCommand {
                 group.addTask {
                     let puller = PeerPuller(
                         logbook: logbook, peer: url, token: token, ledger: ledger, client: client)
+                    let pulled = PullSummary()
                     await puller.run(interval: .milliseconds(interval)) { outcome in
                         switch outcome {
-                        case .success(let report) where report.accepted > 0:
-                            printNow(
-                                "pulled \(report.received) changes from \(url), accepted \(report.accepted); cursor \(report.cursor)"
-                            )
+                        case .success(let report):
+                            // A follower pulls many times a second under load: one line per
+                            // second at most, with what the pulls since the last line brought.
+                            if let line = pulled.add(report) {
+                                printNow(
+                                    "pulled \(line.received) changes from \(url), accepted \(line.accepted); cursor \(line.cursor)"
+                                )
+                            }
                         case .failure(let error):
                             var standardError = StandardError()
                             print("pull from \(url) failed: \(error); retrying", to: &standardError)
-                        default: break
                         }
                     }
                 }
@@ -148,4 +152,30 @@ private func collectTombstonesPeriodically(
 /// Writes a line to standard output at once (a server's log is read while it runs).
 func printNow(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Sums a follower's pulls and hands out a line's worth at most once a second, or when the
+/// peer goes quiet (and only when something was accepted).
+final class PullSummary: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var received = 0
+    private var accepted = 0
+    private var printed = ContinuousClock.now - .seconds(1)
+
+    func add(_ report: PeerPuller.Report) -> (received: Int, accepted: Int, cursor: UInt64)? {
+        lock.withLock {
+            received += report.received
+            accepted += report.accepted
+            // A quiet poll (pulls 0) flushes what is left, so the last pulls get their line.
+            let due = ContinuousClock.now - printed >= .seconds(1) || report.pulls == 0
+            guard accepted > 0, due else { return nil }
+            defer {
+                received = 0
+                accepted = 0
+                printed = .now
+            }
+            return (received, accepted, report.cursor)
+        }
+    }
 }
