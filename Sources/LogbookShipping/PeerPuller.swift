@@ -91,10 +91,7 @@ public struct PeerPuller: Sendable {
                 try await acknowledge(cursor)
                 return report
             }
-            if ContinuousClock.now - acknowledged >= acknowledgementInterval {
-                try await acknowledge(cursor)
-                acknowledged = .now
-            }
+            try await acknowledge(cursor, ifDueSince: &acknowledged)
         }
     }
 
@@ -126,19 +123,13 @@ public struct PeerPuller: Sendable {
                 inFlight = prefetch(from: cursor, wait: wait)
                 report.cursor = cursor
                 onPull(report)  // pulls 0: the peer had nothing new for a whole wait
-                if ContinuousClock.now - acknowledged >= acknowledgementInterval {
-                    try await acknowledge(cursor)
-                    acknowledged = .now
-                }
+                try await acknowledge(cursor, ifDueSince: &acknowledged)
                 continue
             }
             inFlight = prefetch(from: batches.nextOffset, wait: wait)
             cursor = try await store(batches, from: cursor, into: &report)
             onPull(report)
-            if ContinuousClock.now - acknowledged >= acknowledgementInterval {
-                try await acknowledge(cursor)
-                acknowledged = .now
-            }
+            try await acknowledge(cursor, ifDueSince: &acknowledged)
         }
     }
 
@@ -235,6 +226,16 @@ public struct PeerPuller: Sendable {
         report.accepted += accepted.count
         try await acknowledge(covered)
         return covered
+    }
+
+    /// Acknowledges `offset` when `acknowledgementInterval` has passed since `last` (and then
+    /// moves `last` to now).
+    private func acknowledge(
+        _ offset: UInt64, ifDueSince last: inout ContinuousClock.Instant
+    ) async throws {
+        guard ContinuousClock.now - last >= acknowledgementInterval else { return }
+        try await acknowledge(offset)
+        last = .now
     }
 
     /// Tells the peer we have merged its log below `offset`.

@@ -86,18 +86,17 @@ enum Compactor {
             try logbook.snapshotForCompaction(cursors: max(1, options.threads))
         // Pass 1: every record's key, in offset order; counts per run on the way.
         let search = try WinnerSearch(logbook, cursors: cursors, runs: runs)
-        let live = search.live
-        let dead = live.deadRecords
+        let dead = search.dead
         let recordsPerRun = search.recordsPerRun
         var report = CompactionReport()
         report.findSeconds = seconds(since: started)
         report.segmentsBefore = runs.reduce(0) { $0 + $1.segments.count }
         report.bytesBefore = runs.reduce(0) { $0 + $1.sizeBytes }
-        report.liveKeys = live.liveKeyCount
-        report.tombstones = live.tombstoneCount
-        report.winnerMapBytes = live.winnerMapBytes
-        report.numberingBytes = live.numberingBytes
-        report.versionReadBacks = live.versionReadBacks
+        report.liveKeys = search.liveKeys
+        report.tombstones = search.tombstones
+        report.winnerMapBytes = search.winnerMapBytes
+        report.numberingBytes = search.numberingBytes
+        report.versionReadBacks = search.versionReadBacks
         var settings = configuration
         settings.hcLevel = options.hcLevel
         let plans = zip(runs, recordsPerRun).map { run, read in
@@ -202,19 +201,25 @@ enum Compactor {
     static func forEachKey(
         _ cursor: LogCursor, _ body: (UInt64, ChangeRecordKey) throws(LogbookError) -> Void
     ) throws(LogbookError) {
-        while true {
-            let hasBatch: Bool
-            do { hasBatch = try cursor.next() } catch { throw LogbookError(error) }
-            guard hasBatch else { return }
-            try cursor.forEachRecord { (offset, bytes) throws(LogbookError) in
-                guard let key = ChangeRecordCodec.readKey(bytes) else {
-                    throw LogbookError(
-                        .corruption, "malformed change record", path: cursor.location.path,
-                        logOffset: offset)
-                }
-                try body(offset, key)
+        while try forEachKeyOfNextBatch(cursor, body) {}
+    }
+
+    /// Advances `cursor` one batch and reads its records' keys; false at the end.
+    static func forEachKeyOfNextBatch(
+        _ cursor: LogCursor, _ body: (UInt64, ChangeRecordKey) throws(LogbookError) -> Void
+    ) throws(LogbookError) -> Bool {
+        let hasBatch: Bool
+        do { hasBatch = try cursor.next() } catch { throw LogbookError(error) }
+        guard hasBatch else { return false }
+        try cursor.forEachRecord { (offset, bytes) throws(LogbookError) in
+            guard let key = ChangeRecordCodec.readKey(bytes) else {
+                throw LogbookError(
+                    .corruption, "malformed change record", path: cursor.location.path,
+                    logOffset: offset)
             }
+            try body(offset, key)
         }
+        return true
     }
 }
 
@@ -222,7 +227,12 @@ extension ConcurrentJobs {
     /// Jobs on Dispatch's worker threads, `width` at a time.
     static func dispatch(width: Int) -> ConcurrentJobs {
         ConcurrentJobs(width: width) { count, job in
-            DispatchQueue.concurrentPerform(iterations: count, execute: job)
+            // One job runs on the calling thread; Dispatch is for more.
+            if count == 1 {
+                job(0)
+            } else {
+                DispatchQueue.concurrentPerform(iterations: count, execute: job)
+            }
         }
     }
 }

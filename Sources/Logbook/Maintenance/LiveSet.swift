@@ -41,12 +41,11 @@ struct LiveSet {
     private let winners = PackedHashTable()
     private let records: KeyNumbering
     private let columns = KeyNumbering()
-    /// This set owns the records whose key is `shard` modulo `shardCount` (and the clock
-    /// records when `shard` is 0); sets of one pass are merged with `absorb`.
+    /// This set owns share `shard` of `shardCount` of the records (by the high bits of the
+    /// record's key), and the clock records when `shard` is 0; `WinnerSearch` merges the
+    /// shares of one pass.
     private let shard: UInt64
     private let shardCount: UInt64
-    /// What absorbed sets counted.
-    private var absorbed = (keys: 0, winnerBytes: 0, numberingBytes: 0, tombstones: 0)
     /// By record number: where it was first created and last deleted (`none` if not).
     private var creations: [UInt64] = []
     private var deletions: [UInt64] = []
@@ -202,16 +201,14 @@ struct LiveSet {
     mutating func finish() throws(LogbookError) {
         while !lookAhead.isEmpty { try settle(lookAhead.removeFirst()) }
         finished = true
-        var shadowed: [UInt64] = []
         winners.forEach { key, winner in
             let deletion = deletions[Int(key >> 32)]
             let offset = origin + (winner & Self.offsetMask)
-            if deletion != Self.none && deletion > offset { shadowed.append(offset) }
+            if deletion != Self.none && deletion > offset { dead.markDead(offset) }
         }
-        for offset in shadowed { markDead(offset) }
         for (creation, deletion) in zip(creations, deletions)
         where deletion == Self.none && creation != Self.none {
-            markLive(creation)
+            dead.markLive(creation)
         }
     }
 
@@ -225,32 +222,17 @@ struct LiveSet {
     /// True when the record at `offset` is still part of the state.
     func isLive(_ offset: UInt64) -> Bool { deadRecords.isLive(offset) }
 
-    /// Takes in what another finished set of the same pass (another shard) marked.
-    mutating func absorb(_ other: LiveSet) {
-        precondition(
-            finished && other.finished, "absorb a finished set of the same pass")
-        dead.formUnion(other.dead)
-        absorbed.keys += other.liveKeyCount
-        absorbed.winnerBytes += other.winnerMapBytes
-        absorbed.numberingBytes += other.numberingBytes
-        absorbed.tombstones += other.tombstoneCount
-        versionReadBacks += other.versionReadBacks
-    }
-
     /// Live (record, column) keys.
-    var liveKeyCount: Int { winners.count + absorbed.keys }
-    /// Bytes of the winner tables (16 per slot, at their capacity).
-    var winnerMapBytes: Int { winners.bytes + absorbed.winnerBytes }
+    var liveKeyCount: Int { winners.count }
+    /// Bytes of the winner table (16 per slot, at its capacity).
+    var winnerMapBytes: Int { winners.bytes }
     /// Bytes of the numbering of records and columns and the per-record offsets.
     var numberingBytes: Int {
         records.bytes + columns.bytes
             + (creations.capacity + deletions.capacity) * MemoryLayout<UInt64>.stride
-            + absorbed.numberingBytes
     }
     /// Records deleted (live tombstones).
-    var tombstoneCount: Int { deletedRecords + absorbed.tombstones }
+    var tombstoneCount: Int { deletedRecords }
 
     private mutating func markDead(_ offset: UInt64) { dead.markDead(offset) }
-
-    private mutating func markLive(_ offset: UInt64) { dead.markLive(offset) }
 }

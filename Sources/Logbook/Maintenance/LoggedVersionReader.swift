@@ -18,17 +18,8 @@ final class LoggedVersionReader {
         if let known = batch[offset] { return known }
         batch.removeAll(keepingCapacity: true)
         let cursor = try makeCursor(offset)
-        let hasBatch: Bool
-        do { hasBatch = try cursor.next() } catch { throw LogbookError(error) }
-        if hasBatch {
-            try cursor.forEachRecord { (recordOffset, bytes) throws(LogbookError) in
-                guard let key = ChangeRecordCodec.readKey(bytes) else {
-                    throw LogbookError(
-                        .corruption, "malformed change record", path: cursor.location.path,
-                        logOffset: recordOffset)
-                }
-                batch[recordOffset] = (key.colVersion, key.dbVersion, key.nodeId)
-            }
+        _ = try Compactor.forEachKeyOfNextBatch(cursor) { recordOffset, key in
+            batch[recordOffset] = (key.colVersion, key.dbVersion, key.nodeId)
         }
         guard let found = batch[offset] else {
             throw LogbookError(

@@ -4,12 +4,22 @@ import LogbookStorage
 /// Compaction's pass 1 on several threads: each reads the whole log with its own cursor and
 /// keeps the winners of a share of the records (split by the record id's hash), so the
 /// table work — most of pass 1 — divides among the cores while reading and decoding are
-/// repeated. The shares' dead-record bitsets are then merged into one `LiveSet`.
+/// repeated. The shares' dead-record bitsets are merged, and their counts summed.
 struct WinnerSearch {
-    /// The merged set, finished.
-    var live: LiveSet
+    /// What the rewrite may drop, over all shares.
+    var dead: DeadRecords
     /// Records read per run of `runs`.
-    var recordsPerRun: [Int]
+    var recordsPerRun: [Int] = []
+    /// Live (record, column) keys.
+    var liveKeys = 0
+    /// Live tombstones.
+    var tombstones = 0
+    /// Bytes of the shares' winner tables.
+    var winnerMapBytes = 0
+    /// Bytes of the shares' numberings of records and columns.
+    var numberingBytes = 0
+    /// Ties settled by reading the winner back from the log.
+    var versionReadBacks = 0
 
     /// Runs pass 1 over `cursors`, one thread per cursor (made at one moment, from the
     /// same offset).
@@ -17,26 +27,28 @@ struct WinnerSearch {
         _ logbook: Logbook, cursors: [LogCursor], runs: [SegmentRun]
     ) throws(LogbookError) {
         precondition(!cursors.isEmpty, "at least one cursor")
-        let origin = min(cursors[0].startOffset, runs.first?.baseOffset ?? 0)
+        let base = runs.first?.baseOffset ?? 0
+        let origin = min(cursors[0].startOffset, base)
         let seeds = KeyNumbering.Seeds.random()
         let handedOut = CursorsByThread(cursors: cursors)
-        let search = { @Sendable (share: Int) throws(LogbookError) -> FinishedShare in
+        let outcomes = ConcurrentJobs.dispatch(width: cursors.count).map(cursors.count) {
+            (share) throws(LogbookError) -> FinishedShare in
             try Self.searchShare(
                 share, of: handedOut.cursors.count, cursor: handedOut.cursors[share],
                 logbook: logbook, origin: origin, runs: runs, seeds: seeds)
         }
-        let outcomes =
-            cursors.count == 1
-            ? [Result { () throws(LogbookError) in try search(0) }]
-            : ConcurrentJobs.dispatch(width: cursors.count).map(cursors.count, search)
-        var merged: FinishedShare?
-        for outcome in outcomes {
+        dead = DeadRecords(base: base, sealedEnd: runs.last?.endOffset ?? base)
+        for (index, outcome) in outcomes.enumerated() {
             let share = try outcome.get()
-            if merged == nil { merged = share } else { merged?.live.absorb(share.live) }
+            let live = share.live
+            dead.formUnion(live.deadRecords)
+            if index == 0 { recordsPerRun = share.recordsPerRun }
+            liveKeys += live.liveKeyCount
+            tombstones += live.tombstoneCount
+            winnerMapBytes += live.winnerMapBytes
+            numberingBytes += live.numberingBytes
+            versionReadBacks += live.versionReadBacks
         }
-        guard let merged else { preconditionFailure("no share searched") }
-        live = merged.live
-        recordsPerRun = merged.recordsPerRun
     }
 
     /// One thread's share: its records' winners; share 0 also counts records per run.
