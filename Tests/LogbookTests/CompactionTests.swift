@@ -183,6 +183,27 @@ import Testing
         try reopened.close()
     }
 
+    @Test func aThrottledCompactionReadsAndRewritesAtTheRate() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(directory: directory.path, nodeId: 1, options: options())
+        try await writeWorkload(logbook, seed: 13)
+        try logbook.sealActiveSegment()
+        let digest = logbook.stateDigest()
+        let size = logbook.sizeBytes
+        var throttled = everything()
+        throttled.bytesPerSecondMax = size * 4  // a quarter of a second per pass over the log
+        let report = try logbook.compact(throttled)
+        #expect(report.didRewrite)
+        // Pass 1 reads the whole log; the rewrite reads the sealed segments again.
+        let floor = Double(size) / Double(size * 4)
+        #expect(report.findSeconds >= 0.9 * floor, "pass 1 took \(report.findSeconds) s")
+        let sealedShare = Double(report.bytesBefore) / Double(size * 4)
+        #expect(report.seconds >= 0.9 * (floor + sealedShare), "took \(report.seconds) s")
+        #expect(logbook.stateDigest() == digest)
+        try logbook.close()
+    }
+
     @Test func concurrentWritesFromTwoNodesCompactToTheirCRDTWinners() async throws {
         // Two nodes write the same columns at the same column versions and exchange their
         // changes: each log then holds ties that dbVersion and node settle, which pass 1

@@ -6,7 +6,8 @@ import LogbookStorage
 public struct CompactionOptions: Sendable {
     /// Compute and report, write nothing.
     public var dryRun = false
-    /// Cap reading and writing at this many bytes per second; nil for no cap.
+    /// Cap reading and writing at this many bytes per second (both passes; a throttled
+    /// compaction runs on one thread); nil for no cap.
     public var bytesPerSecondMax: Int64? = nil
     /// Skip the rewrite unless at least this fraction of the sealed records is superseded
     /// (0 rewrites whenever anything can be dropped). Default 0.5, as Kafka's cleaner.
@@ -82,10 +83,13 @@ enum Compactor {
         -> CompactionReport
     {
         let started = ContinuousClock.now
+        // A throttled compaction reads the log once, on one thread, at the throttled rate.
+        let threads = options.bytesPerSecondMax == nil ? max(1, options.threads) : 1
         let (cursors, runs, directory, fileSystem, configuration) =
-            try logbook.snapshotForCompaction(cursors: max(1, options.threads))
+            try logbook.snapshotForCompaction(cursors: threads)
         // Pass 1: every record's key, in offset order; counts per run on the way.
-        let search = try WinnerSearch(logbook, cursors: cursors, runs: runs)
+        let search = try WinnerSearch(
+            logbook, cursors: cursors, runs: runs, bytesPerSecondMax: options.bytesPerSecondMax)
         let dead = search.dead
         let recordsPerRun = search.recordsPerRun
         var report = CompactionReport()
@@ -133,7 +137,7 @@ enum Compactor {
             let rewritten = try rewrite(
                 plan.run, directory: directory, fileSystem: fileSystem,
                 configuration: settings, bytesPerSecondMax: options.bytesPerSecondMax,
-                threads: options.threads
+                threads: threads
             ) { dead.isLive($0) }
             report.rawBytesRead += rewritten.rawBytesRead
             report.bytesAfter += rewritten.index.segmentSize
@@ -197,11 +201,16 @@ enum Compactor {
         return merged
     }
 
-    /// Reads the key of every record of the cursor (no strings or values are built).
+    /// Reads the key of every record of the cursor (no strings or values are built), at most
+    /// `bytesPerSecondMax` stored bytes a second.
     static func forEachKey(
-        _ cursor: LogCursor, _ body: (UInt64, ChangeRecordKey) throws(LogbookError) -> Void
+        _ cursor: LogCursor, bytesPerSecondMax: Int64? = nil,
+        _ body: (UInt64, ChangeRecordKey) throws(LogbookError) -> Void
     ) throws(LogbookError) {
-        while try forEachKeyOfNextBatch(cursor, body) {}
+        var limiter = ByteRateLimiter(bytesPerSecondMax: bytesPerSecondMax)
+        while try forEachKeyOfNextBatch(cursor, body) {
+            limiter.moved(cursor.header?.totalSize ?? 0)
+        }
     }
 
     /// Advances `cursor` one batch and reads its records' keys; false at the end.

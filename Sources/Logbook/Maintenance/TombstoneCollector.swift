@@ -120,7 +120,8 @@ enum TombstoneCollector {
         // where all their records are: one read of the log.
         let tombstones = logbook.tombstoneSnapshot()
         report.tombstonesBefore = tombstones.count
-        let logged = try recordsOfTombstoned(tombstones, logbook)
+        let logged = try recordsOfTombstoned(
+            tombstones, logbook, bytesPerSecondMax: options.bytesPerSecondMax)
         var collected: [String: UInt64] = [:]
         var dead: Set<UInt64> = []
         for (id, records) in logged {
@@ -227,7 +228,7 @@ enum TombstoneCollector {
     /// tombstoned ids. Record ids are matched by a hash of their bytes first, so a string is
     /// built only for records whose hash is a tombstoned id's.
     private static func recordsOfTombstoned(
-        _ tombstones: [String: TombstoneInfo], _ logbook: Logbook
+        _ tombstones: [String: TombstoneInfo], _ logbook: Logbook, bytesPerSecondMax: Int64?
     ) throws(LogbookError) -> [String: LoggedRecords] {
         var logged: [String: LoggedRecords] = [:]
         guard !tombstones.isEmpty else { return logged }
@@ -238,7 +239,7 @@ enum TombstoneCollector {
             candidates.insert(utf8.withUTF8 { keyHash.hash(UnsafeRawBufferPointer($0)) })
         }
         let (cursor, _, _, _, _) = try logbook.snapshotForCompaction()
-        try Compactor.forEachKey(cursor) { offset, key in
+        try Compactor.forEachKey(cursor, bytesPerSecondMax: bytesPerSecondMax) { offset, key in
             guard !key.isClock, candidates.contains(keyHash.hash(key.recordId)) else { return }
             let id = String(decoding: key.recordId, as: UTF8.self)
             guard tombstones[id] != nil else { return }

@@ -24,7 +24,8 @@ struct WinnerSearch {
     /// Runs pass 1 over `cursors`, one thread per cursor (made at one moment, from the
     /// same offset).
     init(
-        _ logbook: Logbook, cursors: [LogCursor], runs: [SegmentRun]
+        _ logbook: Logbook, cursors: [LogCursor], runs: [SegmentRun],
+        bytesPerSecondMax: Int64? = nil
     ) throws(LogbookError) {
         precondition(!cursors.isEmpty, "at least one cursor")
         let base = runs.first?.baseOffset ?? 0
@@ -35,7 +36,8 @@ struct WinnerSearch {
             (share) throws(LogbookError) -> FinishedShare in
             try Self.searchShare(
                 share, of: handedOut.cursors.count, cursor: handedOut.cursors[share],
-                logbook: logbook, origin: origin, runs: runs, seeds: seeds)
+                logbook: logbook, origin: origin, runs: runs, seeds: seeds,
+                bytesPerSecondMax: bytesPerSecondMax)
         }
         dead = DeadRecords(base: base, sealedEnd: runs.last?.endOffset ?? base)
         for (index, outcome) in outcomes.enumerated() {
@@ -54,7 +56,7 @@ struct WinnerSearch {
     /// One thread's share: its records' winners; share 0 also counts records per run.
     private static func searchShare(
         _ share: Int, of shareCount: Int, cursor: LogCursor, logbook: Logbook, origin: UInt64,
-        runs: [SegmentRun], seeds: KeyNumbering.Seeds
+        runs: [SegmentRun], seeds: KeyNumbering.Seeds, bytesPerSecondMax: Int64?
     ) throws(LogbookError) -> FinishedShare {
         let base = runs.first?.baseOffset ?? 0
         let readBack = LoggedVersionReader { (offset) throws(LogbookError) in
@@ -66,7 +68,8 @@ struct WinnerSearch {
             loggedVersions: readBack.versions(at:))
         var recordsPerRun = [Int](repeating: 0, count: share == 0 ? runs.count : 0)
         var runIndex = 0
-        try Compactor.forEachKey(cursor) { (offset, key) throws(LogbookError) in
+        try Compactor.forEachKey(cursor, bytesPerSecondMax: bytesPerSecondMax) {
+            (offset, key) throws(LogbookError) in
             try live.note(key, at: offset)
             guard share == 0 else { return }
             while runIndex < runs.count && offset >= runs[runIndex].endOffset { runIndex += 1 }

@@ -90,8 +90,7 @@ public enum SegmentRewriter {
         transform: (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> RecordRewrite,
         into writer: inout RewriteWriter, result: inout RewrittenRun
     ) throws(StorageError) {
-        let started = ContinuousClock.now
-        var throttledBytes: Int64 = 0
+        var limiter = ByteRateLimiter(bytesPerSecondMax: bytesPerSecondMax)
         try forEachRecord(of: run.segments, directory: directory, fileSystem: fileSystem) {
             (offset, record) throws(StorageError) in
             result.recordsRead += 1
@@ -99,8 +98,7 @@ public enum SegmentRewriter {
             try write(rewrite, offset: offset, record: record, into: &writer, result: &result)
         } afterBatch: { header in
             result.rawBytesRead += Int64(header.rawLength)
-            throttledBytes += Int64(header.totalSize)
-            throttle(bytes: throttledBytes, since: started, bytesPerSecondMax: bytesPerSecondMax)
+            limiter.moved(header.totalSize)
         }
     }
 
@@ -238,18 +236,6 @@ public enum SegmentRewriter {
                 afterBatch(header)
             }
         }
-    }
-
-    /// Sleeps until `bytes` fit under the rate since `started`.
-    private static func throttle(
-        bytes: Int64, since started: ContinuousClock.Instant, bytesPerSecondMax: Int64?
-    ) {
-        guard let rate = bytesPerSecondMax, rate > 0 else { return }
-        let due = Double(bytes) / Double(rate)
-        let elapsed = ContinuousClock.now - started
-        let elapsedSeconds =
-            Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        if due > elapsedSeconds { Thread.sleep(forTimeInterval: due - elapsedSeconds) }
     }
 }
 
