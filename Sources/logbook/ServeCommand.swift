@@ -18,7 +18,8 @@ struct ServeCommand: AsyncParsableCommand {
             peer answers as soon as it has new durable records, and the next poll is sent \
             while this node merges the last answer. Failures back off up to 5 s. Writes are group-committed, so what is served is durable. \
             With --gc-every, tombstone GC runs that often (see `logbook gc --help` and \
-            `logbook peers`: it waits for every registered peer).
+            `logbook peers`: it waits for every registered peer); with --compact-every, \
+            compaction is checked that often and runs when the dirty ratio reaches 0.5.
             """)
 
     @OptionGroup var target: DirectoryArgument
@@ -42,6 +43,13 @@ struct ServeCommand: AsyncParsableCommand {
     var gcEvery: Double?
     @Option(help: "GC collects tombstones at least this many seconds old.")
     var gcRetention: Double = 86_400
+    @Option(
+        help: """
+            Check every this many seconds whether to compact (default: never): each check \
+            reads the log once and rewrites the sealed segments when at least half of their \
+            records are superseded.
+            """)
+    var compactEvery: Double?
 
     func validate() throws {
         guard !token.isEmpty else { throw ValidationError("--token must not be empty") }
@@ -49,6 +57,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--port must be 0...65535 and --interval positive")
         }
         if let gcEvery, gcEvery <= 0 { throw ValidationError("--gc-every must be positive") }
+        if let compactEvery, compactEvery <= 0 {
+            throw ValidationError("--compact-every must be positive")
+        }
         guard gcRetention >= 0 else { throw ValidationError("--gc-retention must not be negative") }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-key go together")
@@ -78,19 +89,17 @@ struct ServeCommand: AsyncParsableCommand {
         let peers = peer
         let token = token
         let interval = interval
-        let gcEvery = gcEvery
-        let gcOptions = {
-            var options = TombstoneCollectionOptions()
-            options.retentionSeconds = gcRetention
-            return options
-        }()
+        let maintenance = Maintenance(
+            gcEvery: gcEvery, compactEvery: compactEvery,
+            gcOptions: {
+                var options = TombstoneCollectionOptions()
+                options.retentionSeconds = gcRetention
+                return options
+            }())
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await application.runService() }
-            if let gcEvery {
-                group.addTask {
-                    try await collectTombstonesPeriodically(
-                        logbook, peers: ledger, every: gcEvery, options: gcOptions)
-                }
+            if maintenance.isScheduled {
+                group.addTask { try await maintenance.run(logbook, peers: ledger) }
             }
             for url in peers {
                 group.addTask {
@@ -122,17 +131,39 @@ struct ServeCommand: AsyncParsableCommand {
     }
 }
 
-/// Runs tombstone GC every `seconds` until cancelled, printing what each run removed or why
-/// it is blocked (once per reason).
-private func collectTombstonesPeriodically(
-    _ logbook: Logbook, peers: PeerLedger, every seconds: Double,
-    options: TombstoneCollectionOptions
-) async throws {
-    var lastBlock: String?
-    while !Task.isCancelled {
-        try await Task.sleep(for: .seconds(seconds))
+/// A serving node's maintenance: tombstone GC every `gcEvery` seconds and a compaction check
+/// every `compactEvery`, one after the other in one task (a Logbook runs one maintenance pass
+/// at a time), until cancelled. Prints what each pass removed, and once why GC is blocked.
+private struct Maintenance: Sendable {
+    var gcEvery: Double?
+    var compactEvery: Double?
+    var gcOptions: TombstoneCollectionOptions
+
+    var isScheduled: Bool { gcEvery != nil || compactEvery != nil }
+
+    func run(_ logbook: Logbook, peers: PeerLedger) async throws {
+        let start = ContinuousClock.now
+        var nextGC = gcEvery.map { start + .seconds($0) }
+        var nextCompaction = compactEvery.map { start + .seconds($0) }
+        var lastBlock: String?
+        while !Task.isCancelled {
+            guard let due = [nextGC, nextCompaction].compactMap({ $0 }).min() else { return }
+            try await Task.sleep(until: due, clock: .continuous)
+            if let next = nextGC, next <= .now, let gcEvery {
+                lastBlock = collect(logbook, peers: peers, lastBlock: lastBlock)
+                nextGC = next + .seconds(gcEvery)
+            }
+            if let next = nextCompaction, next <= .now, let compactEvery {
+                compact(logbook)
+                nextCompaction = next + .seconds(compactEvery)
+            }
+        }
+    }
+
+    /// One GC run; returns why it is blocked, printed when it changed.
+    private func collect(_ logbook: Logbook, peers: PeerLedger, lastBlock: String?) -> String? {
         do {
-            let report = try logbook.collectTombstones(peers: peers, options)
+            let report = try logbook.collectTombstones(peers: peers, gcOptions)
             if report.collected > 0 || report.unfenced > 0 {
                 printNow(
                     "gc: collected \(report.collected) tombstones (\(report.recordsRemoved) records), unfenced \(report.unfenced); history starts at \(report.historyStart)"
@@ -141,10 +172,26 @@ private func collectTombstonesPeriodically(
             if let reason = report.blockedBecause, reason != lastBlock {
                 printNow("gc: blocked: \(reason)")
             }
-            lastBlock = report.blockedBecause
+            return report.blockedBecause
         } catch {
             var standardError = StandardError()
             print("gc failed: \(error); retrying", to: &standardError)
+            return lastBlock
+        }
+    }
+
+    /// One compaction check (default dirty-ratio threshold, 0.5).
+    private func compact(_ logbook: Logbook) {
+        do {
+            let report = try logbook.compact(CompactionOptions())
+            if report.didRewrite {
+                printNow(
+                    "compact: \(report.recordsBefore) -> \(report.recordsAfter) records, \(formatBytes(report.bytesBefore)) -> \(formatBytes(report.bytesAfter)) in \(String(format: "%.2f", report.seconds)) s"
+                )
+            }
+        } catch {
+            var standardError = StandardError()
+            print("compaction failed: \(error); retrying", to: &standardError)
         }
     }
 }

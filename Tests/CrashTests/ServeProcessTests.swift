@@ -129,4 +129,66 @@ import Testing
         #expect(Set(merged.map(\.recordId)).count == 30)
         for process in processes { process.terminate() }
     }
+
+    @Test func aServingNodeCompactsWhenItsLogIsDirty() async throws {
+        guard let executable = LogbookExecutable.built() else { return }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "logbook-serve-compact-\(UUID().uuidString.prefix(8))"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // A log of ten writes per column, sealed: nine in ten records are superseded.
+        var options = LogbookOptions()
+        options.durability = .buffered
+        options.log.segmentSizeMax = 64 * 1024
+        let writer = try Logbook.open(directory: directory, nodeId: 1, options: options)
+        for round in 0..<10 {
+            for record in 0..<300 {
+                try await writer.insertOrUpdate(
+                    "r\(record)", fields: [("v", .int(Int64(round))), ("w", .int(Int64(-round)))])
+            }
+        }
+        try writer.sealActiveSegment()
+        let digest = writer.stateDigest().description
+        let sizeBefore = writer.sizeBytes
+        try writer.close()
+
+        let port = Int.random(in: 20_000..<50_000)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = [
+            "serve", directory, "--port", "\(port)", "--token", token, "--compact-every", "0.3",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let printed = PrintedLines()
+        output.fileHandleForReading.readabilityHandler = { handle in
+            printed.append(handle.availableData)
+        }
+        defer { output.fileHandleForReading.readabilityHandler = nil }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !printed.text.contains("compact:") && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(printed.text.contains("compact: 6000 -> "), "serve printed: \(printed.text)")
+        #expect(await self.digest(port: port) == digest, "serving the same state")
+        process.terminate()
+        process.waitUntilExit()
+        let reopened = try Logbook.open(directory: directory, options: options)
+        #expect(reopened.stateDigest().description == digest)
+        #expect(reopened.sizeBytes < sizeBefore / 2)
+        try reopened.close()
+    }
+}
+
+/// What a child process printed, gathered by its pipe's handler.
+private final class PrintedLines: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var bytes = Data()
+
+    func append(_ data: Data) { lock.withLock { bytes.append(data) } }
+    var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
 }
