@@ -155,8 +155,13 @@ public final class Logbook: @unchecked Sendable {
     public func insertOrUpdate(_ recordId: String, fields: [(String, Value)])
         async throws(LogbookError) -> [Change<String, String, Value>]
     {
-        try await write { crdt in
-            isFenced(held: recordId) ? [] : crdt.insertOrUpdate(recordId, fields: fields)
+        try ChangeAdmission.checkLocalWrite(recordId: recordId, fields: fields)
+        return try await write { crdt throws(LogbookError) in
+            if isFenced(held: recordId) { return [] }
+            try ChangeAdmission.checkLocalVersions(
+                clock: crdt.getClock().currentTime(), recordId: recordId,
+                columns: fields.map(\.0), record: crdt.getRecord(recordId))
+            return crdt.insertOrUpdate(recordId, fields: fields)
         }
     }
 
@@ -165,8 +170,13 @@ public final class Logbook: @unchecked Sendable {
     public func deleteRecord(_ recordId: String) async throws(LogbookError) -> Change<
         String, String, Value
     >? {
-        try await write { crdt in
-            isFenced(held: recordId) ? [] : crdt.deleteRecord(recordId).map { [$0] } ?? []
+        try ChangeAdmission.checkLocalWrite(recordId: recordId, fields: [])
+        return try await write { crdt throws(LogbookError) in
+            if isFenced(held: recordId) || crdt.isTombstoned(recordId) { return [] }
+            try ChangeAdmission.checkLocalVersions(
+                clock: crdt.getClock().currentTime(), recordId: recordId, columns: [],
+                record: nil)
+            return crdt.deleteRecord(recordId).map { [$0] } ?? []
         }.first
     }
 
@@ -175,18 +185,37 @@ public final class Logbook: @unchecked Sendable {
     public func deleteField(_ recordId: String, fieldName: String) async throws(LogbookError)
         -> Change<String, String, Value>?
     {
-        try await write { crdt in
-            crdt.deleteField(recordId, fieldName: fieldName).map { [$0] } ?? []
+        try ChangeAdmission.checkLocalWrite(recordId: recordId, fields: [])
+        if let reason = ChangeAdmission.reasonToRefuse(column: fieldName) {
+            throw ChangeAdmission.refusal(reason, recordId: recordId, column: fieldName)
+        }
+        return try await write { crdt throws(LogbookError) in
+            guard let record = crdt.getRecord(recordId), record.field(fieldName) != nil else {
+                return []
+            }
+            try ChangeAdmission.checkLocalVersions(
+                clock: crdt.getClock().currentTime(), recordId: recordId, columns: [fieldName],
+                record: record)
+            return crdt.deleteField(recordId, fieldName: fieldName).map { [$0] } ?? []
         }.first
     }
 
     /// Merges remote changes (crdt-lite semantics) and logs the accepted ones, which it
     /// returns with this replica's local versions.
+    ///
+    /// Every change is checked against `ChangeLimits` first; if one breaks a bound the call
+    /// throws `.invalidChange` naming it (`changeIndex`), or `.limitExceeded` when the
+    /// versions would exhaust the clock, and merges nothing.
     @discardableResult
     public func merge(_ changes: [Change<String, String, Value>]) async throws(LogbookError)
         -> [Change<String, String, Value>]
     {
-        try await write { $0.mergeChanges(changes) }
+        try ChangeAdmission.checkRemote(changes)
+        return try await write { crdt throws(LogbookError) in
+            try ChangeAdmission.checkClockRoom(
+                clock: crdt.getClock().currentTime(), merging: changes)
+            return crdt.mergeChanges(changes)
+        }
     }
 
     /// Writes everything appended so far and `fdatasync`s it, whatever the durability mode.
@@ -211,13 +240,18 @@ public final class Logbook: @unchecked Sendable {
 
     /// Applies `operation` to the CRDT and appends what it produced, under the lock; then
     /// waits for the durability mode's promise.
+    ///
+    /// `operation` may throw before it changes the CRDT (an admission check); it must not
+    /// throw after.
     private func write(
-        _ operation: (CRDT<String, String, Value>) -> [Change<String, String, Value>]
+        _ operation: (CRDT<String, String, Value>) throws(LogbookError) -> [Change<
+            String, String, Value
+        >]
     ) async throws(LogbookError) -> [Change<String, String, Value>] {
         let (changes, endOffset) = try locked {
             () throws(LogbookError) -> ([Change<String, String, Value>], UInt64) in
             if let failure { throw failure }
-            let changes = operation(crdt)
+            let changes = try operation(crdt)
             do throws(StorageError) {
                 for change in changes {
                     let offset = try append(.change(change))

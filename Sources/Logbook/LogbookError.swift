@@ -22,6 +22,9 @@ public struct LogbookError: Error, Sendable, CustomStringConvertible {
         public static let snapshotRequired = Code(name: "snapshotRequired")
         /// The input exceeds a documented limit (for example, compaction's 2^32 records).
         public static let limitExceeded = Code(name: "limitExceeded")
+        /// A change breaks one of `ChangeLimits`' bounds (sizes, depth, versions); the call
+        /// changed nothing and the replica stays writable. The message names the change.
+        public static let invalidChange = Code(name: "invalidChange")
         /// The code's name.
         public var description: String { name }
     }
@@ -36,12 +39,15 @@ public struct LogbookError: Error, Sendable, CustomStringConvertible {
     public var logOffset: UInt64?
     /// The storage error behind a `.storage` (or `.failed`) error.
     public var storageError: StorageError?
+    /// For `.invalidChange` from a merge: the refused change's position in the call.
+    public var changeIndex: Int?
 
     /// Creates an error from its parts.
     public init(
         _ code: Code, _ message: String, path: String? = nil, logOffset: UInt64? = nil,
-        storageError: StorageError? = nil
+        storageError: StorageError? = nil, changeIndex: Int? = nil
     ) {
+        self.changeIndex = changeIndex
         self.code = code
         self.message = message
         self.path = path

@@ -57,7 +57,8 @@ public final class CRDT<
     }
 
     /// Applies stored changes (this replica's own accepted history) in order, keeping their
-    /// `localDbVersion`s, then advances the clock to the highest version seen.
+    /// `localDbVersion`s, then advances the clock to the highest version seen (origin
+    /// versions only up to `LogicalClock.followMax`, as a merge does).
     ///
     /// Unlike `reset(changes:)` it keeps the current state, so a log can be replayed batch by
     /// batch. Complexity: O(n) expected.
@@ -65,7 +66,8 @@ public final class CRDT<
         var highestVersion = clock.currentTime()
         let rule = DefaultMergeRule()
         for change in changes {
-            highestVersion = max(highestVersion, change.dbVersion, change.localDbVersion)
+            highestVersion = max(
+                highestVersion, LogicalClock.followed(change.dbVersion), change.localDbVersion)
             apply(change, localDbVersion: change.localDbVersion, mergeRule: rule)
         }
         clock.setTime(highestVersion)

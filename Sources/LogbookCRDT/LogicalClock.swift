@@ -3,6 +3,18 @@
 /// `tick()` numbers a local event; `update(_:)` folds in a version seen on a remote change
 /// and always advances by one, so a merged change gets a local version strictly after both
 /// the remote one and everything this replica did before. Pure value, no clock reads.
+///
+/// Two guards keep versions from outside harmless (docs/decisions/0003-version-bounds.md):
+/// - `update(_:)` follows a received time only up to `followMax` (2^62); past it the clock
+///   still advances by one. One hostile change with a huge `dbVersion` therefore cannot
+///   push a replica's clock to the top and stop its writes. Convergence does not depend on
+///   it: the merge rule compares the changes' own versions, never the receiver's clock, and
+///   a later local write to a column still outranks it by `colVersion`. Legitimate clocks
+///   never get near 2^62 (a billion events a second for 146 years).
+/// - The arithmetic saturates at `UInt64.max` instead of trapping.
+///
+/// `Logbook` also refuses, before the clock moves, a write that would take it past
+/// `ChangeLimits.versionMax` (2^63 − 1).
 public struct LogicalClock: Codable, Hashable, Sendable {
     @usableFromInline var time: UInt64
 
@@ -14,15 +26,28 @@ public struct LogicalClock: Codable, Hashable, Sendable {
     /// Advances the clock for a local event. Returns the new time.
     @inlinable @discardableResult
     public mutating func tick() -> UInt64 {
-        time += 1
+        time = Self.successor(of: time)
         return time
     }
 
-    /// Sets the time to `max(time, receivedTime) + 1`. Returns the new time.
+    /// The highest received time the clock follows: 2^62.
+    public static let followMax: UInt64 = 1 << 62
+
+    /// Sets the time to `max(time, min(receivedTime, followMax)) + 1`. Returns the new time.
     @inlinable @discardableResult
     public mutating func update(_ receivedTime: UInt64) -> UInt64 {
-        time = max(time, receivedTime) + 1
+        time = Self.successor(of: max(time, Self.followed(receivedTime)))
         return time
+    }
+
+    /// The part of a received time the clock follows: at most `followMax`.
+    @inlinable public static func followed(_ receivedTime: UInt64) -> UInt64 {
+        min(receivedTime, followMax)
+    }
+
+    /// `time + 1`, or `UInt64.max` when that would overflow.
+    @inlinable static func successor(of time: UInt64) -> UInt64 {
+        time == .max ? .max : time + 1
     }
 
     /// Sets the time outright, e.g. when a replica is rebuilt from stored changes.

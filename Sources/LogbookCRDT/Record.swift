@@ -105,11 +105,12 @@ public struct Record<C: Hashable & Codable & Sendable, V: Hashable & Codable & S
 
     /// A local write: the column's version goes up by one and takes the local clock's
     /// `dbVersion` (also its local version); nil `value` deletes the field. Returns the new
-    /// column version.
+    /// column version. Saturates at `UInt64.max` rather than trapping on a column whose
+    /// version came from outside (`Logbook` refuses such a write before it gets here).
     @inlinable mutating func writeLocally(_ column: C, value: V?, dbVersion: UInt64, nodeId: NodeId)
         -> UInt64
     {
-        let colVersion = (columnVersion(column)?.colVersion ?? 0) + 1
+        let colVersion = LogicalClock.successor(of: columnVersion(column)?.colVersion ?? 0)
         write(
             column,
             version: ColumnVersion(

@@ -6,6 +6,8 @@ import Foundation
 /// string value therefore decodes as bytes. A JSON number decodes as `.int` when it is an
 /// integer that fits Int64 and as `.double` otherwise, so a double with no fractional part
 /// (written `1` by JSONEncoder) comes back as `.int`: the binary log format has no such loss.
+/// An integer value from 2^63 to 2^64 − 1 (`9223372036854775808`, also `1e19`) is refused
+/// rather than rounded to a double; larger numbers are read as doubles.
 extension Value: Codable {
     /// The key of the tagged object that carries bytes.
     public static let bytesTag = "$bytes"
@@ -19,17 +21,32 @@ extension Value: Codable {
             self = .bool(bool)
         } else if let int = try? container.decode(Int64.self) {
             self = .int(int)
+        } else if let unsigned = try? container.decode(UInt64.self) {
+            // An integer over Int64.max would become a double and silently lose digits.
+            throw IntegerOutOfRange(value: unsigned)
         } else if let double = try? container.decode(Double.self) {
             self = .double(double)
         } else if let string = try? container.decode(String.self) {
             self = .string(string)
-        } else if let array = try? container.decode([Value].self) {
+        } else if let array = try Self.decodeIfPresent([Value].self, from: container) {
             self = .array(array)
-        } else if let object = try? container.decode([String: Value].self) {
+        } else if let object = try Self.decodeIfPresent([String: Value].self, from: container) {
             self = Self.untagged(object)
         } else {
             throw DecodingError.dataCorruptedError(
                 in: container, debugDescription: "expected a JSON value")
+        }
+    }
+
+    /// Decodes a container of values, or nil when the JSON is another kind; an integer out of
+    /// range inside it is passed on, so it is reported instead of the value being misread.
+    private static func decodeIfPresent<T: Decodable>(
+        _ type: T.Type, from container: any SingleValueDecodingContainer
+    ) throws -> T? {
+        do { return try container.decode(type) } catch let error as IntegerOutOfRange {
+            throw error
+        } catch {
+            return nil
         }
     }
 
@@ -56,5 +73,21 @@ extension Value: Codable {
             return .bytes([UInt8](data))
         }
         return .object(object)
+    }
+}
+
+/// A JSON integer from 2^63 to 2^64 − 1: `Value` keeps integers as Int64 and refuses to round
+/// one to a double.
+public struct IntegerOutOfRange: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The integer as written.
+    public var value: UInt64
+
+    /// Creates the error for `value`.
+    public init(value: UInt64) { self.value = value }
+
+    /// The failure in words.
+    public var description: String {
+        "the integer \(value) does not fit a signed 64-bit integer (Logbook keeps integers "
+            + "exactly); store it as a string"
     }
 }

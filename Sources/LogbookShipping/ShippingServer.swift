@@ -172,8 +172,18 @@ public struct ShippingServer: Sendable {
             metrics.refused()
             throw HTTPError(.badRequest, message: "not crdt-lite JSON changes: \(error)")
         }
+        guard !changes.isEmpty || !data.allSatisfy(\.isWhitespace) else {
+            metrics.refused()
+            throw HTTPError(.badRequest, message: "the body holds no changes")
+        }
         let accepted: [Change<String, String, Value>]
         do { accepted = try await logbook.merge(changes) } catch {
+            // A change over a limit, or versions that would exhaust the clock: the client's
+            // input, refused before anything was merged; the node stays writable.
+            if error.code == .invalidChange || error.code == .limitExceeded {
+                metrics.refused()
+                throw HTTPError(.badRequest, message: "\(error)")
+            }
             throw HTTPError(.internalServerError, message: "\(error)")
         }
         metrics.merged(accepted.count)

@@ -12,25 +12,30 @@ struct DirectoryArgument: ParsableArguments {
 
 extension Durability: ExpressibleByArgument {}
 
-/// Reports a failure on standard error and exits non-zero: 1 for operating errors, 3 for
-/// corruption, 4 for a directory that is not a Logbook (or another node's).
+/// Reports a failure on standard error and exits non-zero with `logbookExitCode(for:)`.
 func exitWithError(_ error: any Error, verbose: Bool = false) -> ExitCode {
     var standardError = StandardError()
+    print("error: \(error)", to: &standardError)
+    if verbose, let cause = (error as? LogbookError)?.storageError {
+        print("  cause: \(cause)", to: &standardError)
+    }
+    return logbookExitCode(for: error)
+}
+
+/// 1 for operating errors, 2 for input the limits refuse, 3 for corruption, 4 for a
+/// directory that is not a Logbook (or another node's).
+func logbookExitCode(for error: any Error) -> ExitCode {
     switch error {
     case let error as LogbookError:
-        print("error: \(error)", to: &standardError)
-        if verbose, let cause = error.storageError {
-            print("  cause: \(cause)", to: &standardError)
-        }
         if error.code == .corruption || error.storageError?.code == .corruption {
             return ExitCode(3)
         }
         if error.code == .nodeMismatch || error.code == .badMetadata { return ExitCode(4) }
+        if error.code == .invalidChange { return ExitCode(2) }
     case let error as StorageError:
-        print("error: \(error)", to: &standardError)
         if error.code == .corruption { return ExitCode(3) }
     default:
-        print("error: \(error)", to: &standardError)
+        break
     }
     return ExitCode.failure
 }
@@ -118,10 +123,14 @@ func parseAssignment(_ text: String) throws -> (String, Value) {
     }
     let column = String(text[..<equals])
     let raw = String(text[text.index(after: equals)...])
-    if let value = try? JSONDecoder().decode(Value.self, from: Data(raw.utf8)) {
-        return (column, value)
+    do {
+        return (column, try JSONDecoder().decode(Value.self, from: Data(raw.utf8)))
+    } catch let error as IntegerOutOfRange {
+        // JSON, but not a value Logbook keeps exactly: say so rather than store another.
+        throw badInput("\(column)=\(raw.prefix(40)): \(error)")
+    } catch {
+        return (column, .string(raw))
     }
-    return (column, .string(raw))
 }
 
 /// A change as one readable line.

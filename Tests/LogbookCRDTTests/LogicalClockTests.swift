@@ -24,4 +24,33 @@ import Testing
         #expect(clock.currentTime() == 41)
         #expect(clock.tick() == 42)
     }
+
+    @Test func updateFollowsReceivedTimesOnlyUpToFollowMax() {
+        var clock = LogicalClock()
+        #expect(clock.update(UInt64.max) == LogicalClock.followMax + 1)
+        #expect(clock.update(LogicalClock.followMax + 5) == LogicalClock.followMax + 2)
+        #expect(clock.tick() == LogicalClock.followMax + 3)
+    }
+
+    @Test func arithmeticSaturatesInsteadOfTrapping() {
+        var clock = LogicalClock()
+        clock.setTime(.max)
+        #expect(clock.tick() == .max)
+        #expect(clock.update(.max) == .max)
+    }
+
+    @Test func aHostileVersionNeitherTrapsNorPinsAReplica() {
+        let crdt = CRDT<String, String, Int>(nodeId: 1)
+        let hostile = Change<String, String, Int>(
+            recordId: "r", colName: "c", value: 1, colVersion: .max, dbVersion: .max, nodeId: 9,
+            localDbVersion: 1)
+        #expect(crdt.mergeChanges([hostile]).count == 1)
+        #expect(crdt.getClock().currentTime() == LogicalClock.followMax + 1)
+        // The column is at the top: a local write keeps it there instead of trapping.
+        let write = crdt.insertOrUpdate("r", fields: [("c", 2), ("d", 3)])
+        #expect(write.map(\.colVersion) == [.max, 1])
+        #expect(write.map(\.dbVersion) == [LogicalClock.followMax + 2, LogicalClock.followMax + 2])
+        let rebuilt = CRDT<String, String, Int>(nodeId: 1, changes: [hostile])
+        #expect(rebuilt.getClock().currentTime() == LogicalClock.followMax)
+    }
 }

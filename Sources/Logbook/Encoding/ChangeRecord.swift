@@ -107,7 +107,10 @@ public enum ChangeRecordCodec {
         guard let flags = Varint.read(bytes, at: &position), flags <= UInt64(UInt32.max) else {
             return .failure(.truncated("flags"))
         }
-        guard let recordId = ValueCodec.readString(bytes, at: &position) else {
+        guard
+            let recordId = ValueCodec.readString(
+                bytes, at: &position, sizeMax: ChangeLimits.recordIdSizeMax)
+        else {
             return .failure(.truncated("recordId"))
         }
         change.recordId = recordId
@@ -122,13 +125,19 @@ public enum ChangeRecordCodec {
             guard let colVersion = Varint.read(bytes, at: &position) else {
                 return .failure(.truncated("colVersion"))
             }
-            guard let column = ValueCodec.readString(bytes, at: &position) else {
+            guard
+                let column = ValueCodec.readString(
+                    bytes, at: &position, sizeMax: ChangeLimits.columnNameSizeMax)
+            else {
                 return .failure(.truncated("colName"))
             }
             change.colVersion = colVersion
             change.colName = column
             if kind == .set {
-                guard let value = ValueCodec.read(bytes, at: &position, depth: 0) else {
+                let valueStart = position
+                guard let value = ValueCodec.read(bytes, at: &position, depth: 0),
+                    position - valueStart <= ChangeLimits.valueSizeMax
+                else {
                     return .failure(.truncated("value"))
                 }
                 change.value = value

@@ -6,10 +6,10 @@ import LogbookStorage
 /// `0 null | 1 false | 2 true | 3 int (zigzag varint) | 4 double (8 bytes LE) | 5 string |
 /// 6 bytes (varint count, bytes) | 7 array (varint count, values) | 8 object (varint count,
 /// then string key and value per entry, keys in ascending order so encoding is canonical)`.
-/// Nesting is bounded by `ValueCodec.depthMax`.
+/// Nesting is bounded by `ChangeLimits.valueDepthMax`, the bound every write path checks.
 public enum ValueCodec {
-    /// The deepest nesting of arrays and objects decoded.
-    public static let depthMax = 64
+    /// The deepest nesting of arrays and objects decoded: the writers' bound.
+    public static let depthMax = ChangeLimits.valueDepthMax
 
     enum Tag: UInt8 {
         case null = 0, isFalse, isTrue, int, double, string, bytes, array, object
@@ -57,13 +57,16 @@ public enum ValueCodec {
         }
     }
 
-    /// Reads a length-prefixed UTF-8 string; nil if it runs past the input or is not UTF-8.
+    /// Reads a length-prefixed UTF-8 string; nil if it runs past the input, is longer than
+    /// `sizeMax` bytes or is not UTF-8.
     @inlinable
-    public static func readString(_ bytes: UnsafeRawBufferPointer, at position: inout Int)
+    public static func readString(
+        _ bytes: UnsafeRawBufferPointer, at position: inout Int, sizeMax: Int = .max
+    )
         -> String?
     {
         guard let length = Varint.read(bytes, at: &position),
-            length <= UInt64(bytes.count - position)
+            length <= UInt64(bytes.count - position), length <= UInt64(sizeMax)
         else {
             return nil
         }

@@ -1,0 +1,142 @@
+import LogbookCRDT
+
+/// The door every change passes before it is merged or logged: local writes, remote
+/// changes from clients, `logbook append`, importers and peers' logs and snapshots all go
+/// through `Logbook`'s write methods, which call these checks first.
+///
+/// A refused call changes nothing (no change of it is merged, no clock moves, nothing is
+/// logged) and leaves the replica writable. The checks use `ChangeLimits`, the constants the
+/// change-record decoder enforces, so whatever is admitted reads back.
+enum ChangeAdmission {
+    /// Checks remote changes against every stateless bound; throws `.invalidChange` naming
+    /// the first change that breaks one. Complexity: O(total size of the values).
+    static func checkRemote(_ changes: [Change<String, String, Value>]) throws(LogbookError) {
+        for (index, change) in changes.enumerated() {
+            if let reason = reasonToRefuse(change) {
+                throw refusal(
+                    reason, recordId: change.recordId, column: change.colName, index: index,
+                    of: changes.count)
+            }
+        }
+    }
+
+    /// Checks a local write's id, columns and values; throws `.invalidChange` for the first
+    /// field that breaks a bound.
+    static func checkLocalWrite(recordId: String, fields: [(String, Value)]) throws(LogbookError)
+    {
+        if let reason = reasonToRefuse(recordId: recordId) {
+            throw refusal(reason, recordId: recordId, column: nil)
+        }
+        for (column, value) in fields {
+            if let reason = reasonToRefuse(column: column) ?? reasonToRefuse(value) {
+                throw refusal(reason, recordId: recordId, column: column)
+            }
+        }
+    }
+
+    /// Checks that merging `changes` cannot take the clock past `ChangeLimits.versionMax`:
+    /// each moves it to at most its followed `dbVersion` plus one. Call under the lock.
+    static func checkClockRoom(
+        clock: UInt64, merging changes: [Change<String, String, Value>]
+    ) throws(LogbookError) {
+        let highest = changes.reduce(clock) { max($0, LogicalClock.followed($1.dbVersion)) }
+        let (end, overflow) = highest.addingReportingOverflow(UInt64(changes.count))
+        guard overflow || end > ChangeLimits.versionMax else { return }
+        throw LogbookError(
+            .limitExceeded,
+            "merging \(changes.count) change(s) would move the clock from \(clock) past "
+                + "\(ChangeLimits.versionMax) (ChangeLimits.versionMax); nothing was merged")
+    }
+
+    /// Checks that a local write can take a new version: the clock, and each written
+    /// column's version, must be below `ChangeLimits.versionMax`. Call under the lock.
+    static func checkLocalVersions(
+        clock: UInt64, recordId: String, columns: [String],
+        record: Record<String, Value>?
+    ) throws(LogbookError) {
+        guard clock < ChangeLimits.versionMax else {
+            throw LogbookError(
+                .limitExceeded,
+                "the clock is at \(clock), the largest version (ChangeLimits.versionMax); "
+                    + "this replica can take no more writes")
+        }
+        for column in columns {
+            guard let version = record?.columnVersion(column)?.colVersion,
+                version >= ChangeLimits.versionMax
+            else { continue }
+            throw refusal(
+                "its colVersion is \(version), the largest version (ChangeLimits.versionMax)",
+                recordId: recordId, column: column, code: .limitExceeded)
+        }
+    }
+
+    // MARK: The bounds
+
+    /// Why a remote change must be refused, or nil.
+    static func reasonToRefuse(_ change: Change<String, String, Value>) -> String? {
+        if change.dbVersion > ChangeLimits.versionMax {
+            return "dbVersion \(change.dbVersion) is over \(ChangeLimits.versionMax) "
+                + "(ChangeLimits.versionMax)"
+        }
+        if let reason = reasonToRefuse(recordId: change.recordId) { return reason }
+        // A record deletion's colVersion is crdt-lite's marker, UInt64.max; it is not logged.
+        guard let column = change.colName else { return nil }
+        if change.colVersion > ChangeLimits.versionMax {
+            return "colVersion \(change.colVersion) is over \(ChangeLimits.versionMax) "
+                + "(ChangeLimits.versionMax)"
+        }
+        if let reason = reasonToRefuse(column: column) { return reason }
+        return change.value.flatMap(reasonToRefuse)
+    }
+
+    static func reasonToRefuse(recordId: String) -> String? {
+        let size = recordId.utf8.count
+        guard size > ChangeLimits.recordIdSizeMax else { return nil }
+        return "the record id is \(size) bytes, over \(ChangeLimits.recordIdSizeMax) "
+            + "(ChangeLimits.recordIdSizeMax)"
+    }
+
+    static func reasonToRefuse(column: String) -> String? {
+        let size = column.utf8.count
+        guard size > ChangeLimits.columnNameSizeMax else { return nil }
+        return "the column name is \(size) bytes, over \(ChangeLimits.columnNameSizeMax) "
+            + "(ChangeLimits.columnNameSizeMax)"
+    }
+
+    static func reasonToRefuse(_ value: Value) -> String? {
+        switch ValueCodec.encodedSize(of: value) {
+        case .success: return nil
+        case .failure(.tooDeep):
+            return "the value nests deeper than \(ChangeLimits.valueDepthMax) levels "
+                + "(ChangeLimits.valueDepthMax)"
+        case .failure(.tooLarge(let size)):
+            return "the value encodes to at least \(size) bytes, over "
+                + "\(ChangeLimits.valueSizeMax) (ChangeLimits.valueSizeMax)"
+        case .failure(.nonFiniteDouble):
+            return "the value holds a NaN or infinite number, which crdt-lite JSON cannot carry"
+        }
+    }
+
+    // MARK: Errors
+
+    /// An error naming the change: its place in the call, record and column.
+    static func refusal(
+        _ reason: String, recordId: String, column: String?, index: Int? = nil,
+        of count: Int = 1, code: LogbookError.Code = .invalidChange
+    ) -> LogbookError {
+        var which = index.map { "change \($0 + 1) of \(count)" } ?? "write"
+        which += " (record \(quoted(recordId))"
+        if let column { which += ", column \(quoted(column))" }
+        which += ")"
+        return LogbookError(
+            code, "\(which) refused: \(reason); nothing was merged or logged",
+            changeIndex: index)
+    }
+
+    /// A name for a message: quoted, and cut to 64 characters (ids may be huge or hostile).
+    static func quoted(_ name: String) -> String {
+        let head = name.prefix(64)
+        let cut = head.endIndex < name.endIndex ? head + "…" : String(head)
+        return "\"" + cut.unicodeScalars.map { $0.escaped(asASCII: false) }.joined() + "\""
+    }
+}

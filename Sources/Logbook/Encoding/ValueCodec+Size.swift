@@ -1,0 +1,76 @@
+import LogbookCRDT
+import LogbookStorage
+
+/// Why a value cannot be logged.
+public enum ValueViolation: Error, Hashable, Sendable {
+    /// Arrays and objects nest deeper than `ChangeLimits.valueDepthMax`.
+    case tooDeep
+    /// The encoding would exceed the byte limit it was measured against (at least this many).
+    case tooLarge(atLeast: Int)
+    /// A NaN or infinite double: crdt-lite's JSON forms cannot carry it, so a peer or client
+    /// could never be sent the change.
+    case nonFiniteDouble
+}
+
+extension ValueCodec {
+    /// The exact size of `value`'s encoding, without encoding it; or why it cannot be logged.
+    ///
+    /// Walks the value once and stops as soon as the size passes `sizeMax` or the nesting
+    /// passes `ChangeLimits.valueDepthMax` (the decoder's bound), so a hostile value costs no
+    /// more than the limit. Complexity: O(size of the value).
+    public static func encodedSize(of value: Value, sizeMax: Int = ChangeLimits.valueSizeMax)
+        -> Result<Int, ValueViolation>
+    {
+        var size = 0
+        if let violation = measure(value, depth: 0, size: &size, sizeMax: sizeMax) {
+            return .failure(violation)
+        }
+        return .success(size)
+    }
+
+    /// Adds the encoded size of `value` (at nesting `depth`) to `size`.
+    private static func measure(_ value: Value, depth: Int, size: inout Int, sizeMax: Int)
+        -> ValueViolation?
+    {
+        guard depth <= ChangeLimits.valueDepthMax else { return .tooDeep }
+        size += 1  // the tag
+        switch value {
+        case .null, .bool: break
+        case .int(let int): size += varintSize(UInt64(bitPattern: (int << 1) ^ (int >> 63)))
+        case .double(let double):
+            guard double.isFinite else { return .nonFiniteDouble }
+            size += 8
+        case .string(let string): size += stringSize(string)
+        case .bytes(let bytes): size += varintSize(UInt64(bytes.count)) + bytes.count
+        case .array(let elements):
+            size += varintSize(UInt64(elements.count))
+            for element in elements {
+                if let violation = measure(element, depth: depth + 1, size: &size, sizeMax: sizeMax)
+                {
+                    return violation
+                }
+            }
+        case .object(let members):
+            size += varintSize(UInt64(members.count))
+            for (key, member) in members {
+                size += stringSize(key)
+                if let violation = measure(member, depth: depth + 1, size: &size, sizeMax: sizeMax)
+                {
+                    return violation
+                }
+            }
+        }
+        return size > sizeMax ? .tooLarge(atLeast: size) : nil
+    }
+
+    /// The encoded size of a length-prefixed string.
+    static func stringSize(_ string: String) -> Int {
+        let count = string.utf8.count
+        return varintSize(UInt64(count)) + count
+    }
+
+    /// The bytes `Varint.append` writes for `value`.
+    static func varintSize(_ value: UInt64) -> Int {
+        max(1, (64 - value.leadingZeroBitCount + 6) / 7)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+// The command line fed what a careless operator or a hostile file holds: versions that
+// would overflow the clock, values the log could not read back, integers a double would
+// round. Each is refused with exit code 2 and the line or field named, and the directory
+// keeps working: the next write succeeds and the log replays.
+@Suite struct HostileInputCommandLineTests {
+    private func initialized() throws -> String? {
+        guard LogbookExecutable.built() != nil else { return nil }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "logbook-hostile-\(UUID().uuidString.prefix(8))"
+        ).path
+        #expect(try LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
+        return directory
+    }
+
+    private func line(dbVersion: String = "1", value: String = #""X""#) -> String {
+        #"{"recordId":"e/x","colName":"n","value":\#(value),"colVersion":1,"#
+            + #""dbVersion":\#(dbVersion),"nodeId":9,"localDbVersion":1,"flags":0}"#
+    }
+
+    private func expectStillWorking(_ directory: String) throws {
+        #expect(try LogbookExecutable.run(["put", directory, "e/after", "n=1"]).status == 0)
+        let replay = try LogbookExecutable.run(["replay", directory])
+        #expect(replay.status == 0, "\(replay.standardError)")
+        #expect(try LogbookExecutable.run(["verify", directory]).status == 0)
+    }
+
+    @Test(arguments: ["18446744073709551615", "18446744073709551614", "9223372036854775808"])
+    func appendRefusesAVersionOverTheLimit(dbVersion: String) throws {
+        guard let directory = try initialized() else { return }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let input = line() + "\n" + line(dbVersion: dbVersion) + "\n"
+        let appended = try LogbookExecutable.run(["append", directory, "-"], input: input)
+        #expect(appended.status == 2, "\(appended.standardError)")
+        #expect(appended.standardError.contains("stdin:2"), "\(appended.standardError)")
+        #expect(appended.standardError.contains("ChangeLimits.versionMax"))
+        #expect(appended.standardError.contains("nothing from stdin was merged"))
+        try expectStillWorking(directory)
+    }
+
+    @Test func appendRefusesAValueNestedTooDeep() throws {
+        guard let directory = try initialized() else { return }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let deep = String(repeating: "[", count: 66) + String(repeating: "]", count: 66)
+        let appended = try LogbookExecutable.run(
+            ["append", directory, "-"], input: line(value: deep) + "\n")
+        #expect(appended.status == 2, "\(appended.standardError)")
+        #expect(appended.standardError.contains("ChangeLimits.valueDepthMax"))
+        let putDeep = try LogbookExecutable.run(["put", directory, "e/y", "n=\(deep)"])
+        #expect(putDeep.status == 2, "\(putDeep.standardError)")
+        try expectStillWorking(directory)
+    }
+
+    @Test(arguments: ["9223372036854775808", "18446744073709551615", "[1,9223372036854775808]"])
+    func putRefusesAnIntegerADoubleWouldRound(text: String) throws {
+        guard let directory = try initialized() else { return }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let put = try LogbookExecutable.run(["put", directory, "e/x", "n=\(text)"])
+        #expect(put.status == 2, "\(put.standardOutput) \(put.standardError)")
+        #expect(put.standardError.contains("does not fit a signed 64-bit integer"))
+        let largest = try LogbookExecutable.run(["put", directory, "e/x", "n=9223372036854775807"])
+        #expect(largest.standardOutput.contains("n = 9223372036854775807"))
+        try expectStillWorking(directory)
+    }
+}
