@@ -171,7 +171,8 @@ public final class LogCursor {
 
 extension Log {
     /// A cursor over the records from `offset` on, as of now. Writes the pending batch first
-    /// so the cursor sees every append made before this call.
+    /// so the cursor sees every append made before this call; if that write fails, the
+    /// cursor ends at what was flushed before it (reads survive a full disk).
     ///
     /// Throws `.invalidArgument` for an offset below `startOffset` (that history is gone).
     public func makeCursor(
@@ -183,10 +184,14 @@ extension Log {
                 .invalidArgument, "offset \(offset) is below the log start \(startOffset)",
                 path: directory)
         }
-        try flush()
+        do { try flush() } catch {
+            // A failed write (ENOSPC, EIO) leaves the pending batch unwritten; the appender
+            // that hit it was told and its owner stops writing. Reading must keep working:
+            // the cursor ends at what was flushed before the failure.
+        }
         return LogCursor(
             fileSystem: fileSystem, spans: spans(from: offset), startOffset: offset,
-            endOffset: nextOffset,
+            endOffset: flushedOffset,
             replan: replan)
     }
 

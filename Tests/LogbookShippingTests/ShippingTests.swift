@@ -21,7 +21,9 @@ final class TestNode: @unchecked Sendable {
     var port = 0
     private var server: RunningServer?
 
-    init(node: NodeId) throws {
+    /// `prepare` runs on the empty directory before the Logbook opens it.
+    init(node: NodeId, preparing prepare: (String) throws -> Void = { _ in }) throws {
+        try prepare(directory.path)
         logbook = try Logbook.open(directory: directory.path, nodeId: node)
         ledger = try PeerLedger(directory: directory.path)
     }

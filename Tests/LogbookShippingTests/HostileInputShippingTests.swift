@@ -1,0 +1,94 @@
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookShipping
+import LogbookStorage
+import Testing
+
+// A node fed by hostile clients and peers: changes over the limits are refused with 400 (a
+// client) or a pull error (a peer) before anything is merged or logged, never poison the
+// node, and every later write and read works. An empty body is a client error too.
+@Suite(.serialized) struct HostileInputShippingTests {
+    private func json(dbVersion: String = "1", value: String = #""X""#) -> String {
+        #"{"recordId":"e/x","colName":"n","value":\#(value),"colVersion":1,"#
+            + #""dbVersion":\#(dbVersion),"nodeId":9,"localDbVersion":1,"flags":0}"#
+    }
+
+    private func expectWritable(_ node: TestNode) async throws {
+        let next = try await node.send("/changes", method: .POST, body: json(value: "2"))
+        #expect(next.status == 200, "\(next.body)")
+        try await node.logbook.insertOrUpdate("e/local", fields: [("n", 1)])
+        #expect(try await node.send("/log?from=0").status == 200)
+    }
+
+    @Test func aClientsVersionOverTheLimitIsRefusedWith400() async throws {
+        let node = try TestNode(node: 1)
+        defer { node.stop() }
+        try await node.start()
+        let before = node.logbook.stateDigest()
+        let refused = try await node.send(
+            "/changes", method: .POST, body: json(dbVersion: "18446744073709551615"))
+        #expect(refused.status == 400)
+        #expect(refused.body.contains("ChangeLimits.versionMax"), "\(refused.body)")
+        #expect(node.logbook.stateDigest() == before)
+        try await expectWritable(node)
+    }
+
+    @Test func anOversizedValueUnderTheBodyLimitIsRefusedAndDoesNotPoisonTheNode() async throws {
+        let node = try TestNode(node: 1)
+        defer { node.stop() }
+        try await node.start()
+        // A body just under the 16 MiB limit whose value is just over the value limit (a
+        // body of doubles, `1.5,` each, would encode to twice its size; a string is quicker
+        // to parse in a debug build and crosses the same check).
+        let text = String(repeating: "a", count: ChangeLimits.valueSizeMax)
+        let body = json(value: "\"\(text)\"")
+        #expect(body.utf8.count < 16 << 20)
+        let refused = try await node.send("/changes", method: .POST, body: body)
+        #expect(refused.status == 400)
+        #expect(refused.body.contains("ChangeLimits.valueSizeMax"), "\(refused.body.prefix(300))")
+        try await expectWritable(node)
+    }
+
+    @Test func anEmptyBodyIsABadRequest() async throws {
+        let node = try TestNode(node: 1)
+        defer { node.stop() }
+        try await node.start()
+        #expect(try await node.send("/changes", method: .POST, body: "").status == 400)
+        #expect(try await node.send("/changes", method: .POST, body: " \n").status == 400)
+        #expect(try await node.send("/changes", method: .POST, body: "[]").status == 200)
+    }
+
+    @Test func aPeersLogWithAChangeOverTheLimitIsRefusedAndTheFollowerStaysWritable()
+        async throws
+    {
+        // A peer whose log holds a change no current writer admits (an old or hostile log).
+        let peer = try TestNode(node: 2) { directory in
+            try Logbook.open(directory: directory, nodeId: 2).close()
+            let log = try Log.open(directory: directory)
+            var bytes: [UInt8] = []
+            let hostile = Change<String, String, Value>(
+                recordId: "e/x", colName: "n", value: "X", colVersion: 1, dbVersion: .max,
+                nodeId: 2, localDbVersion: 1)
+            ChangeRecordCodec.encode(.change(hostile), into: &bytes)
+            try log.append(bytes, version: 1)
+            try log.close()
+        }
+        let follower = try TestNode(node: 1)
+        defer {
+            peer.stop()
+            follower.stop()
+        }
+        try await peer.start()
+        try await follower.start()
+        do {
+            _ = try await follower.puller(from: peer).catchUp()
+            Issue.record("the hostile batch was merged")
+        } catch {
+            #expect("\(error)".contains("ChangeLimits.versionMax"), "\(error)")
+        }
+        #expect(follower.ledger.cursor(for: peer.url) == 0, "the cursor did not move past it")
+        #expect(follower.logbook.getRecord("e/x") == nil)
+        try await expectWritable(follower)
+    }
+}
