@@ -11,6 +11,7 @@ extension Log {
         guard !isClosed else {
             throw StorageError(.closed, "append to a closed log", path: directory)
         }
+        try requireWritable("append")
         guard record.count <= Limits.recordSizeMax else {
             throw StorageError(
                 .invalidArgument, "record of \(record.count) bytes exceeds \(Limits.recordSizeMax)",
@@ -64,6 +65,7 @@ extension Log {
 
     /// Flushes and `fdatasync`s the active segment: everything appended so far is durable.
     public func sync() throws(StorageError) {
+        if isReadOnly { return }  // nothing was written, so everything read is as durable
         try flush()
         guard durableOffset < flushedOffset else { return }
         try active.file.sync()
@@ -89,6 +91,7 @@ extension Log {
         guard !isClosed else {
             throw StorageError(.closed, "seal of a closed log", path: directory)
         }
+        try requireWritable("seal")
         try flush()
         guard active.size > 0 else { return }
         try roll(nextBaseOffset: nextOffset)
@@ -106,9 +109,14 @@ extension Log {
     }
 
     /// Seals the active segment (sync, write its index) and starts a new one at
-    /// `nextBaseOffset`, making the new file's name durable before any record goes in.
+    /// `nextBaseOffset`, making the new file's name durable before any record goes in, then
+    /// records both in the manifest (a crash before that leaves a roll recovery recognises:
+    /// segments after the manifest's active one).
     func roll(nextBaseOffset: UInt64) throws(StorageError) {
         precondition(nextBaseOffset >= active.index.nextOffset, "roll back to \(nextBaseOffset)")
+        // A failed write may have left bytes past the last valid batch; the sealed file must
+        // be exactly its batches, the size the manifest records.
+        if try active.file.size() != active.size { try active.file.truncate(to: active.size) }
         try active.file.sync()
         durableOffset = flushedOffset
         try writeIndex(active.index)
@@ -120,6 +128,13 @@ extension Log {
         active = ActiveSegment(
             file: newFile, index: SegmentIndex(baseOffset: nextBaseOffset), lastBatchCRC: 0,
             createdAtNanoseconds: clock?.nowNanoseconds() ?? 0)
+        try writeManifest()
+    }
+
+    /// Records the current segments in the manifest, durably.
+    func writeManifest() throws(StorageError) {
+        try SegmentManifest(sealed: sealed, activeBaseOffset: active.index.baseOffset)
+            .write(directory: directory, fileSystem: fileSystem)
     }
 
     /// Writes a segment's index beside it (temporary file, then rename). Not fsynced: an

@@ -28,4 +28,32 @@ extension Log {
         #endif
         return log
     }
+
+    /// Opens the log in `directory` for reading only: nothing in the directory changes.
+    ///
+    /// Recovery checks what a writable open checks and reports what it would do, without
+    /// doing it: a torn tail of the active segment is reported and read around (not cut); a
+    /// missing or stale index is rebuilt in memory; leftover temporary files stay; the
+    /// manifest is checked, not written. A log with an interrupted compaction swap (a
+    /// `.seg.swap` file) is refused with `.readOnly`: only a writer may finish or set it
+    /// aside. Appending, syncing, sealing and rewriting throw `.readOnly`. Works on a
+    /// read-only directory or mount.
+    ///
+    /// Throws `.notFound` for a directory without segments, `.corruption` as `open` does.
+    public static func openReadOnly(
+        directory: String, fileSystem: any FileSystem = PosixFileSystem(),
+        configuration: LogConfiguration = LogConfiguration()
+    ) throws(StorageError) -> Log {
+        try configuration.validate()
+        guard fileSystem.exists(directory) else {
+            throw StorageError(.notFound, "no log directory", path: directory)
+        }
+        let outcome = try SegmentRecovery.recover(
+            directory: directory, fileSystem: fileSystem, configuration: configuration,
+            clock: nil, readOnly: true)
+        return Log(
+            directory: directory, fileSystem: fileSystem, configuration: configuration,
+            clock: nil, sealed: outcome.sealed, active: outcome.active, recovery: outcome.report,
+            isReadOnly: true)
+    }
 }

@@ -24,6 +24,8 @@ public final class Log {
     var active: ActiveSegment
     var pending = BatchEncoder()
     var isClosed = false
+    /// Opened by `openReadOnly`: every write throws `.readOnly`.
+    public let isReadOnly: Bool
 
     /// What recovery did at open.
     public let recovery: RecoveryReport
@@ -46,8 +48,9 @@ public final class Log {
     init(
         directory: String, fileSystem: any FileSystem, configuration: LogConfiguration,
         clock: (any LogClock)?, sealed: [SegmentIndex], active: ActiveSegment,
-        recovery: RecoveryReport
+        recovery: RecoveryReport, isReadOnly: Bool = false
     ) {
+        self.isReadOnly = isReadOnly
         self.directory = directory
         self.fileSystem = fileSystem
         self.configuration = configuration
@@ -73,15 +76,22 @@ public final class Log {
         sealed.reduce(active.size) { $0 + $1.segmentSize }
     }
 
+    /// Throws `.readOnly` when the log was opened read-only.
+    func requireWritable(_ operation: String) throws(StorageError) {
+        guard isReadOnly else { return }
+        throw StorageError(.readOnly, "\(operation) on a log opened read-only", path: directory)
+    }
+
     /// The path of the segment file that starts at `baseOffset`.
     func path(ofSegment baseOffset: UInt64) -> String {
         directory + "/" + SegmentFileName.segment(baseOffset: baseOffset)
     }
 
-    /// Closes the log: writes the pending batch, syncs, closes the active file. Idempotent.
+    /// Closes the log: writes the pending batch, syncs, closes the active file (a read-only
+    /// log only closes). Idempotent.
     public func close() throws(StorageError) {
         if isClosed { return }
-        try sync()
+        if !isReadOnly { try sync() }
         isClosed = true
         try active.file.close()
     }

@@ -58,8 +58,14 @@ public struct RecoveryReport: Hashable, Sendable, CustomStringConvertible {
     public var rebuiltIndexes: [String] = []
     /// Leftover temporary files that were removed.
     public var removedTemporaryFiles: [String] = []
-    /// What was done about interrupted segment swaps (compaction).
+    /// What was done about interrupted segment swaps (compaction), including swap files
+    /// set aside because they did not check out.
     public var swapActions: [String] = []
+    /// What was done to the segment manifest (created for a log that had none).
+    public var manifestActions: [String] = []
+    /// True for a read-only open: the torn tail and indexes above were found and read
+    /// around, not repaired on disk.
+    public var isReadOnly = false
 
     /// True when recovery cut nothing and found no interrupted swap.
     public var isClean: Bool { truncatedSegment == nil && swapActions.isEmpty }
@@ -69,15 +75,21 @@ public struct RecoveryReport: Hashable, Sendable, CustomStringConvertible {
         var lines: [String] = []
         if let truncatedSegment {
             var line =
-                "truncated \(truncatedBytes) bytes of \(truncatedSegment) at byte \(truncatedAtByte)"
+                isReadOnly
+                ? "torn tail of \(truncatedBytes) bytes in \(truncatedSegment) at byte "
+                    + "\(truncatedAtByte), read around, not cut (read-only)"
+                : "truncated \(truncatedBytes) bytes of \(truncatedSegment) at byte \(truncatedAtByte)"
             if let firstLostOffset { line += " (torn batch from offset \(firstLostOffset))" }
             if let reason { line += ": \(reason)" }
             lines.append(line)
         }
         if !rebuiltIndexes.isEmpty {
-            lines.append("rebuilt indexes: \(rebuiltIndexes.joined(separator: ", "))")
+            lines.append(
+                (isReadOnly ? "indexes built in memory: " : "rebuilt indexes: ")
+                    + rebuiltIndexes.joined(separator: ", "))
         }
         lines.append(contentsOf: swapActions)
+        lines.append(contentsOf: manifestActions)
         if !removedTemporaryFiles.isEmpty {
             lines.append(
                 "removed temporary files: \(removedTemporaryFiles.joined(separator: ", "))")

@@ -20,6 +20,9 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let alreadyExists = Code(name: "alreadyExists")
         /// The log was closed.
         public static let closed = Code(name: "closed")
+        /// A write to a log opened read-only, or a read-only open of a log that needs a
+        /// writer first (an interrupted compaction to finish).
+        public static let readOnly = Code(name: "readOnly")
         /// The code's name.
         public var description: String { name }
     }

@@ -17,14 +17,17 @@ extension Log {
     /// Phase 2 of the crash-safe swap: replaces the run's segments by the rewritten one.
     ///
     /// Steps, each made durable by a directory fsync before the next, so that an open after
-    /// a crash at any point can finish or undo the swap from the file names alone
-    /// (`SegmentRecovery`): rename `.cleaned` to `.swap` (the rewrite is now authoritative);
+    /// a crash at any point can finish or undo the swap from the file names and the
+    /// manifest (`SegmentRecovery`): record the swap in the manifest; rename `.cleaned` to
+    /// `.swap` (the rewrite is now authoritative);
     /// rename every replaced segment to `.deleted`; rename `.swap` to the final segment
-    /// name; remove the `.deleted` files; write the new index.
+    /// name; remove the `.deleted` files; write the new index; record the new segments in
+    /// the manifest.
     ///
     /// Throws `.invalidArgument` when the log's sealed segments no longer start with the run
     /// (another rewrite got there first); the `.cleaned` file is then removed.
     public func installRewrite(_ rewrite: RewrittenRun) throws(StorageError) {
+        try requireWritable("a segment swap")
         let run = rewrite.run
         let cleanedPath =
             directory + "/"
@@ -41,6 +44,14 @@ extension Log {
         let swapPath =
             directory + "/"
             + SegmentFileName.swap(baseOffset: run.baseOffset, endOffset: run.endOffset)
+        // The manifest records the swap before it becomes authoritative: recovery applies a
+        // swap file only if it is this one.
+        try SegmentManifest(
+            sealed: sealed, activeBaseOffset: active.index.baseOffset,
+            pendingSwap: SegmentManifest.PendingSwap(
+                range: run.baseOffset..<run.endOffset, sizeBytes: rewrite.index.segmentSize,
+                lastBatchCRC: rewrite.lastBatchCRC)
+        ).write(directory: directory, fileSystem: fileSystem)
         try fileSystem.rename(cleanedPath, to: swapPath)
         try fileSystem.syncDirectory(directory)
         try SegmentSwap.finish(
@@ -48,6 +59,7 @@ extension Log {
             fileSystem: fileSystem)
         try writeIndex(rewrite.index)
         sealed.replaceSubrange(start..<(start + run.segments.count), with: [rewrite.index])
+        try writeManifest()
         #if LOGBOOK_VERIFY
             checkInvariants()
         #endif
@@ -89,21 +101,32 @@ enum SegmentSwap {
     }
 
     /// Recovery: removes unfinished rewrites (`.cleaned`), finishes swaps that were made
-    /// authoritative (`.swap`), and removes leftovers (`.deleted`). Returns what it did.
-    static func recover(directory: String, fileSystem: any FileSystem) throws(StorageError)
-        -> [String]
-    {
+    /// authoritative (`.swap`) once they check out (`reasonToSetAside`), sets aside those
+    /// that do not, and removes leftovers (`.deleted`). Returns what it did.
+    static func recover(
+        directory: String, fileSystem: any FileSystem, manifest: SegmentManifest?,
+        configuration: LogConfiguration
+    ) throws(StorageError) -> [String] {
         var actions: [String] = []
         for name in try fileSystem.contentsOfDirectory(directory) {
+            let path = directory + "/" + name
             if name.hasSuffix(SegmentFileName.cleanedSuffix) {
-                try fileSystem.removeFile(directory + "/" + name)
+                try fileSystem.removeFile(path)
                 actions.append("removed unfinished rewrite \(name)")
             } else if name.hasSuffix(SegmentFileName.swapSuffix),
                 let range = SegmentFileName.rewriteRange(of: name)
             {
+                if let reason = try reasonToSetAside(
+                    path, range: range, manifest: manifest, fileSystem: fileSystem,
+                    configuration: configuration)
+                {
+                    try setAside(
+                        path, range: range, directory: directory, fileSystem: fileSystem)
+                    actions.append("set aside \(name) as \(name + rejectedSuffix): \(reason)")
+                    continue
+                }
                 try finish(
-                    swapPath: directory + "/" + name, range: range, directory: directory,
-                    fileSystem: fileSystem)
+                    swapPath: path, range: range, directory: directory, fileSystem: fileSystem)
                 actions.append("finished interrupted swap \(name)")
             }
         }

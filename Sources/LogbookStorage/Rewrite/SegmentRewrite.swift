@@ -29,6 +29,9 @@ public struct RewrittenRun: Sendable {
     public var run: SegmentRun
     /// The index of the new segment.
     public var index: SegmentIndex
+    /// The CRC of the rewrite's last batch (0 when it is empty): with the CRC chain, a
+    /// commitment to every byte of the file, recorded in the manifest during the swap.
+    public var lastBatchCRC: UInt32 = 0
     /// Records read from the run.
     public var recordsRead = 0
     /// Records written (kept or replaced).
@@ -78,6 +81,7 @@ public enum SegmentRewriter {
                 result: &result)
         }
         try writer.flush(index: &result.index)
+        result.lastBatchCRC = writer.lastCRC
         try output.sync()
         try output.close()
         return result

@@ -12,14 +12,24 @@ enum SegmentRecovery {
         var report: RecoveryReport
     }
 
+    /// With `readOnly`, nothing is changed: what would be repaired is reported or done in
+    /// memory (see `Log.openReadOnly`).
     static func recover(
         directory: String, fileSystem: any FileSystem, configuration: LogConfiguration,
-        clock: (any LogClock)?
+        clock: (any LogClock)?, readOnly: Bool = false
     ) throws(StorageError) -> Outcome {
         var report = RecoveryReport()
-        report.swapActions = try SegmentSwap.recover(directory: directory, fileSystem: fileSystem)
+        report.isReadOnly = readOnly
+        let manifest = try SegmentManifest.read(directory: directory, fileSystem: fileSystem)
+        if readOnly {
+            try refuseUnfinishedSwap(directory: directory, fileSystem: fileSystem)
+        } else {
+            report.swapActions = try SegmentSwap.recover(
+                directory: directory, fileSystem: fileSystem, manifest: manifest,
+                configuration: configuration)
+        }
         let names = try fileSystem.contentsOfDirectory(directory)
-        for name in names where name.hasSuffix(SegmentFileName.temporarySuffix) {
+        for name in names where name.hasSuffix(SegmentFileName.temporarySuffix) && !readOnly {
             try fileSystem.removeFile(directory + "/" + name)
             report.removedTemporaryFiles.append(name)
         }
@@ -30,20 +40,37 @@ enum SegmentRecovery {
                 path: directory)
         }
         let now = clock?.nowNanoseconds() ?? 0
+        let checked = try manifest.map { manifest throws(StorageError) in
+            let resolved = manifest.resolvingPendingSwap { base in
+                baseOffsets.contains(base)
+                    ? try? segmentSize(base, directory: directory, fileSystem: fileSystem) : nil
+            }
+            try resolved.check(
+                presentBaseOffsets: baseOffsets,
+                sizeOfSegment: { (base) throws(StorageError) in
+                    try segmentSize(base, directory: directory, fileSystem: fileSystem)
+                }, directory: directory)
+            return resolved
+        }
         guard let activeBase = baseOffsets.last else {
+            if readOnly {
+                throw StorageError(.notFound, "no segments: not a log", path: directory)
+            }
             let path = directory + "/" + SegmentFileName.segment(baseOffset: 0)
             let file = try fileSystem.open(path, mode: .createNew)
             try fileSystem.syncDirectory(directory)
             let active = Log.ActiveSegment(
                 file: file, index: SegmentIndex(baseOffset: 0), lastBatchCRC: 0,
                 createdAtNanoseconds: now)
+            try SegmentManifest(sealed: [], activeBaseOffset: 0)
+                .write(directory: directory, fileSystem: fileSystem)
             return Outcome(sealed: [], active: active, report: report)
         }
         var sealed: [SegmentIndex] = []
         for base in baseOffsets.dropLast() {
             let index = try loadSealedIndex(
                 base, directory: directory, fileSystem: fileSystem, configuration: configuration,
-                report: &report)
+                readOnly: readOnly, report: &report)
             if let previous = sealed.last, index.baseOffset < previous.nextOffset {
                 throw StorageError(
                     .corruption,
@@ -54,20 +81,50 @@ enum SegmentRecovery {
         }
         let active = try recoverActive(
             activeBase, directory: directory, fileSystem: fileSystem, configuration: configuration,
-            createdAt: now, report: &report)
+            createdAt: now, readOnly: readOnly, report: &report)
         if let previous = sealed.last, active.index.baseOffset < previous.nextOffset {
             throw StorageError(
                 .corruption,
                 "active segment starts at offset \(active.index.baseOffset), before the previous one ends at \(previous.nextOffset)",
                 path: directory + "/" + SegmentFileName.segment(baseOffset: activeBase))
         }
+        let current = SegmentManifest(sealed: sealed, activeBaseOffset: activeBase)
+        if current != manifest && !readOnly {
+            if checked == nil { report.manifestActions.append("created \(SegmentManifest.fileName)") }
+            try current.write(directory: directory, fileSystem: fileSystem)
+        }
         return Outcome(sealed: sealed, active: active, report: report)
+    }
+
+    /// A read-only open cannot finish a swap, nor read the log consistently without it.
+    private static func refuseUnfinishedSwap(directory: String, fileSystem: any FileSystem)
+        throws(StorageError)
+    {
+        let swaps = try fileSystem.contentsOfDirectory(directory).filter {
+            $0.hasSuffix(SegmentFileName.swapSuffix)
+        }
+        guard let swap = swaps.first else { return }
+        throw StorageError(
+            .readOnly,
+            "an interrupted compaction swap (\(swap)) must be finished or set aside by a writer "
+                + "first: open the log for writing once (any writing command)",
+            path: directory)
+    }
+
+    /// The size of the segment file starting at `base`.
+    private static func segmentSize(
+        _ base: UInt64, directory: String, fileSystem: any FileSystem
+    ) throws(StorageError) -> Int64? {
+        let file = try fileSystem.open(
+            directory + "/" + SegmentFileName.segment(baseOffset: base), mode: .read)
+        defer { try? file.close() }  // read-only: nothing to lose
+        return try file.size()
     }
 
     /// Loads a sealed segment's index, or rebuilds it from the batches (and saves it).
     private static func loadSealedIndex(
         _ base: UInt64, directory: String, fileSystem: any FileSystem,
-        configuration: LogConfiguration,
+        configuration: LogConfiguration, readOnly: Bool,
         report: inout RecoveryReport
     ) throws(StorageError) -> SegmentIndex {
         let segmentPath = directory + "/" + SegmentFileName.segment(baseOffset: base)
@@ -92,6 +149,7 @@ enum SegmentRecovery {
             throw StorageError(.corruption, reason, path: segmentPath, byteOffset: position)
         }
         report.rebuiltIndexes.append(SegmentFileName.index(baseOffset: base))
+        if readOnly { return index }  // kept in memory only
         let temporaryPath = indexPath + SegmentFileName.temporarySuffix
         let indexFile = try fileSystem.open(temporaryPath, mode: .createNew)
         try indexFile.write(index.encoded(), at: 0)
@@ -104,10 +162,10 @@ enum SegmentRecovery {
     private static func recoverActive(
         _ base: UInt64, directory: String, fileSystem: any FileSystem,
         configuration: LogConfiguration,
-        createdAt: UInt64, report: inout RecoveryReport
+        createdAt: UInt64, readOnly: Bool, report: inout RecoveryReport
     ) throws(StorageError) -> Log.ActiveSegment {
         let path = directory + "/" + SegmentFileName.segment(baseOffset: base)
-        let file = try fileSystem.open(path, mode: .readWrite)
+        let file = try fileSystem.open(path, mode: readOnly ? .read : .readWrite)
         let size = try file.size()
         var lastCRC: UInt32 = 0
         var torn: (position: Int64, reason: String, header: BatchHeader?)?
@@ -126,8 +184,10 @@ enum SegmentRecovery {
                     "\(torn.reason); a valid batch follows at byte \(later), so this is not a torn tail",
                     path: path, byteOffset: torn.position, logOffset: torn.header?.baseOffset)
             }
-            try file.truncate(to: torn.position)
-            try file.sync()
+            if !readOnly {
+                try file.truncate(to: torn.position)
+                try file.sync()
+            }
             report.truncatedSegment = SegmentFileName.segment(baseOffset: base)
             report.truncatedAtByte = torn.position
             report.truncatedBytes = size - torn.position

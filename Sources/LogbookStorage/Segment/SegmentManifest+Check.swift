@@ -1,0 +1,66 @@
+extension SegmentManifest {
+    /// The manifest as the directory stands after recovery finished or dropped the recorded
+    /// swap: when its run is gone but for the first segment, and that segment has the
+    /// rewrite's size, the swap finished; otherwise it never started.
+    func resolvingPendingSwap(sizeOfSegment: (UInt64) -> Int64?) -> SegmentManifest {
+        guard let swap = pendingSwap else { return self }
+        var resolved = self
+        resolved.pendingSwap = nil
+        let run = sealed.filter { swap.range.contains($0.baseOffset) }
+        let finished =
+            run.dropFirst().allSatisfy { sizeOfSegment($0.baseOffset) == nil }
+            && sizeOfSegment(swap.range.lowerBound) == swap.sizeBytes
+        guard finished, let start = sealed.firstIndex(where: { swap.range.contains($0.baseOffset) })
+        else { return resolved }
+        resolved.sealed.removeAll { swap.range.contains($0.baseOffset) }
+        resolved.sealed.insert(
+            Sealed(baseOffset: swap.range.lowerBound, sizeBytes: swap.sizeBytes), at: start)
+        return resolved
+    }
+
+    /// Checks the segment files present against the manifest: every listed sealed segment
+    /// is there with its recorded size, the active one is there, and nothing unlisted sits
+    /// among them (segments after the active one are rolls made since the last write).
+    /// Throws `.corruption` naming the files and the offsets they held.
+    func check(
+        presentBaseOffsets: [UInt64], sizeOfSegment: (UInt64) throws(StorageError) -> Int64?,
+        directory: String
+    ) throws(StorageError) {
+        let present = Set(presentBaseOffsets)
+        let listed = Set(sealed.map(\.baseOffset))
+        var problems: [String] = []
+        for (position, segment) in sealed.enumerated() {
+            let end =
+                position + 1 < sealed.count ? sealed[position + 1].baseOffset : activeBaseOffset
+            let name = SegmentFileName.segment(baseOffset: segment.baseOffset)
+            let offsets = "offsets \(segment.baseOffset)..<\(end)"
+            guard present.contains(segment.baseOffset),
+                let size = try sizeOfSegment(segment.baseOffset)
+            else {
+                problems.append("\(name) (\(offsets)) is missing")
+                continue
+            }
+            if size != segment.sizeBytes {
+                problems.append(
+                    "\(name) (\(offsets)) holds \(size) bytes, not the \(segment.sizeBytes) it "
+                        + "was sealed with: it was cut, emptied or replaced")
+            }
+        }
+        if !present.contains(activeBaseOffset) {
+            problems.append(
+                "\(SegmentFileName.segment(baseOffset: activeBaseOffset)) (offsets "
+                    + "\(activeBaseOffset) on, the active segment) is missing")
+        }
+        for base in presentBaseOffsets where base < activeBaseOffset && !listed.contains(base) {
+            problems.append(
+                "\(SegmentFileName.segment(baseOffset: base)) is not one of the log's segments")
+        }
+        guard !problems.isEmpty else { return }
+        throw StorageError(
+            .corruption,
+            "the segments disagree with \(Self.fileName): " + problems.joined(separator: "; ")
+                + ". Opening would lose or misplace records. Restore the files from a copy; "
+                + "or, to accept the loss, remove \(Self.fileName)",
+            path: directory)
+    }
+}
