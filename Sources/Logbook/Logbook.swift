@@ -87,6 +87,11 @@ public final class Logbook: @unchecked Sendable {
                 path: directory)
         case (let metadata?, _):
             resolvedNode = metadata.nodeId
+        case (nil, _?) where options.readOnly:
+            throw LogbookError(
+                .nodeMismatch,
+                "not a Logbook directory (no \(NodeMetadata.fileName)); a read-only open creates "
+                    + "nothing", path: directory)
         case (nil, let requested?):
             do { try fileSystem.createDirectory(directory) } catch { throw LogbookError(error) }
             try NodeMetadata(formatVersion: NodeMetadata.currentFormatVersion, nodeId: requested)
@@ -100,12 +105,19 @@ public final class Logbook: @unchecked Sendable {
         }
         // Another process appending to or rewriting the same log would corrupt it.
         let directoryLock =
-            fileSystem is PosixFileSystem ? try DirectoryLock(directory: directory) : nil
+            !(fileSystem is PosixFileSystem) ? nil
+            : options.readOnly
+                ? try DirectoryLock.shared(directory: directory)
+                : try DirectoryLock(directory: directory)
         let log: Log
         do {
-            log = try Log.open(
-                directory: directory, fileSystem: fileSystem, configuration: options.log,
-                clock: options.clock)
+            log =
+                options.readOnly
+                ? try Log.openReadOnly(
+                    directory: directory, fileSystem: fileSystem, configuration: options.log)
+                : try Log.open(
+                    directory: directory, fileSystem: fileSystem, configuration: options.log,
+                    clock: options.clock)
         } catch {
             throw LogbookError(error)
         }
@@ -127,7 +139,11 @@ public final class Logbook: @unchecked Sendable {
             directory: directory, nodeId: resolvedNode, options: options, crdt: crdt,
             log: log, statistics: statistics, checkpointStatus: checkpointStatus,
             collection: collection, directoryLock: directoryLock)
-        if options.durability == .groupCommit {
+        if options.readOnly {
+            // Every write, maintenance pass and checkpoint checks `failure` first.
+            logbook.failure = LogbookError(
+                .readOnly, "the Logbook was opened read-only", path: directory)
+        } else if options.durability == .groupCommit {
             logbook.startGroupCommit(delayNanoseconds: options.groupCommitDelayNanoseconds)
         }
         return logbook
@@ -332,7 +348,7 @@ public final class Logbook: @unchecked Sendable {
     public func compact(_ options: CompactionOptions = CompactionOptions()) throws(LogbookError)
         -> CompactionReport
     {
-        try maintaining { () throws(LogbookError) in
+        try maintaining(readsOnly: options.dryRun) { () throws(LogbookError) in
             try Compactor.compact(self, options: options)
         }
     }
@@ -351,10 +367,13 @@ public final class Logbook: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` as the instance's one maintenance pass (compaction or GC).
-    func maintaining<R>(_ body: () throws(LogbookError) -> R) throws(LogbookError) -> R {
+    /// Runs `body` as the instance's one maintenance pass (compaction or GC). A pass that
+    /// writes nothing (`readsOnly`, a dry run) may run on a read-only instance.
+    func maintaining<R>(readsOnly: Bool = false, _ body: () throws(LogbookError) -> R)
+        throws(LogbookError) -> R
+    {
         try locked { () throws(LogbookError) in
-            if let failure { throw failure }
+            if let failure, !(readsOnly && failure.code == .readOnly) { throw failure }
             guard !isMaintaining else {
                 throw LogbookError(
                     .failed, "a compaction or tombstone GC is already running", path: directory)

@@ -25,6 +25,8 @@ public struct LogbookError: Error, Sendable, CustomStringConvertible {
         /// A change breaks one of `ChangeLimits`' bounds (sizes, depth, versions); the call
         /// changed nothing and the replica stays writable. The message names the change.
         public static let invalidChange = Code(name: "invalidChange")
+        /// The Logbook was opened read-only (`LogbookOptions.readOnly`); it takes no writes.
+        public static let readOnly = Code(name: "readOnly")
         /// The code's name.
         public var description: String { name }
     }

@@ -21,6 +21,12 @@ public struct LogbookOptions: Sendable {
     public var viewCheckpoints = false
     /// Called during the replay at open with (bytes read, bytes total).
     public var replayProgress: (@Sendable (Int64, Int64) -> Void)? = nil
+    /// Opens without changing a byte of the directory (`Log.openReadOnly`): a torn tail is
+    /// reported, not cut; missing indexes are built in memory; no view checkpoint is saved;
+    /// every write and maintenance pass throws `.readOnly`. For commands that only read
+    /// (`verify`, `inspect`, `export`, `replay`, `graph`, `search`, `bridges`), and for
+    /// read-only directories and mounts. Takes a shared lock: a writer elsewhere refuses it.
+    public var readOnly = false
 
     /// The defaults.
     public init() {}

@@ -41,3 +41,15 @@ struct NodeMetadata: Codable, Equatable {
             self, to: directory + "/" + Self.fileName, fileSystem: fileSystem)
     }
 }
+
+extension Logbook {
+    /// The file whose presence makes a directory a Logbook (it names the node).
+    public static let metadataFileName = NodeMetadata.fileName
+
+    /// True when `directory` holds a Logbook's metadata file. Reads nothing else.
+    public static func isLogbookDirectory(
+        _ directory: String, fileSystem: any FileSystem = PosixFileSystem()
+    ) -> Bool {
+        fileSystem.exists(directory + "/" + NodeMetadata.fileName)
+    }
+}

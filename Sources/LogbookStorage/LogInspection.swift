@@ -45,8 +45,12 @@ extension Log {
                 baseOffset: index.baseOffset, nextOffset: index.baseOffset)
             let file = try fileSystem.open(path, mode: .read)
             defer { try? file.close() }  // read-only: a failed close loses nothing
+            // Up to the end recovery established: the whole file for sealed segments (their
+            // size is checked against the manifest), and for the active one the last valid
+            // batch — a torn tail after it was already reported by recovery (and cut, unless
+            // the log is read-only).
             let reader = SegmentReader(
-                file: file, from: 0, to: try file.size(), previousBatchCRC: 0)
+                file: file, from: 0, to: index.segmentSize, previousBatchCRC: 0)
             walk: while true {
                 switch try reader.next() {
                 case .end:

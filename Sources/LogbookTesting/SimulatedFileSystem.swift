@@ -92,6 +92,20 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         lock.unlock()
     }
 
+    /// A read-only mount: while set, opening for writing, creating, removing and renaming
+    /// files, creating and syncing directories all fail with EROFS.
+    public var isReadOnlyMount: Bool {
+        get { lock.withLock { readOnlyMount } }
+        set { lock.withLock { readOnlyMount = newValue } }
+    }
+    private var readOnlyMount = false
+
+    /// Throws EROFS on a read-only mount (lock held by the caller).
+    private func requireWritableMount(_ path: String) throws(StorageError) {
+        guard readOnlyMount else { return }
+        throw StorageError(.io, "read-only file system", path: path, errno: 30)
+    }
+
     /// The current bytes of a file, or nil.
     public func contents(of path: String) -> [UInt8]? {
         lock.lock()
@@ -105,6 +119,7 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
     public func open(_ path: String, mode: FileOpenMode) throws(StorageError) -> any StorageFile {
         lock.lock()
         defer { lock.unlock() }
+        if mode != .read { try requireWritableMount(path) }
         switch mode {
         case .read, .readWrite:
             guard let node = namespace[path] else {
@@ -141,6 +156,7 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
     public func createDirectory(_ path: String) throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
+        try requireWritableMount(path)
         var current = path
         while current != "/" && !current.isEmpty {
             directories.insert(current)
@@ -159,6 +175,7 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
     public func removeFile(_ path: String) throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
+        try requireWritableMount(path)
         guard namespace.removeValue(forKey: path) != nil else {
             throw StorageError(.notFound, "no such file", path: path)
         }
@@ -168,6 +185,7 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
     public func rename(_ source: String, to destination: String) throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
+        try requireWritableMount(source)
         try countOperation(path: source)
         guard let node = namespace.removeValue(forKey: source) else {
             throw StorageError(.notFound, "no such file", path: source)
@@ -179,6 +197,7 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
     public func syncDirectory(_ path: String) throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
+        try requireWritableMount(path)
         try countOperation(path: path)
         for key in Set(namespace.keys).union(durableNamespace.keys) where parent(of: key) == path {
             durableNamespace[key] = namespace[key]

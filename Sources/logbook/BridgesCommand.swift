@@ -54,7 +54,8 @@ struct BridgesCommand: ParsableCommand {
 
     func run() throws {
         let view = BridgeStatsView()
-        let logbook = try openLogbook(target.directory, durability: .buffered, views: [view])
+        let logbook = try openLogbook(
+            target.directory, durability: .buffered, views: [view], readOnly: true)
         defer { try? logbook.close() }  // read-only use: nothing pending to lose
         switch query {
         case .summary: try printSummary(view.summaries())

@@ -40,15 +40,18 @@ func logbookExitCode(for error: any Error) -> ExitCode {
     return ExitCode.failure
 }
 
-/// Opens an existing Logbook for a command, mapping failures to an exit code.
+/// Opens an existing Logbook for a command, mapping failures to an exit code. Commands that
+/// only read pass `readOnly`: they change no byte of the directory (`LogbookOptions`).
 func openLogbook(
     _ directory: String, durability: Durability = .groupCommit, progress: Bool = false,
-    views: [any MaterializedView] = []
+    views: [any MaterializedView] = [], readOnly: Bool = false
 ) throws -> Logbook {
     var options = LogbookOptions()
     options.durability = durability
     options.views = views
-    // Query commands save their views on close, so the next query replays only the tail.
+    options.readOnly = readOnly
+    // View checkpoints a writer saved let a query replay only the tail; read-only queries
+    // load them but save none.
     options.viewCheckpoints = !views.isEmpty
     if progress && ProgressBar.isTerminal {
         let bar = ProgressBar(label: "replay")

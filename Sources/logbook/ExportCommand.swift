@@ -21,7 +21,7 @@ struct ExportCommand: ParsableCommand {
     var format: ChangeJSONFormat = .swift
 
     func run() throws {
-        let logbook = try openLogbook(target.directory, durability: .buffered)
+        let logbook = try openLogbook(target.directory, durability: .buffered, readOnly: true)
         var buffer = Data()
         var unencodable: [(UInt64, ChangeJSONError)] = []
         do {

@@ -78,7 +78,8 @@ struct GraphCommand: ParsableCommand {
 
     func run() throws {
         let graph = GraphIndex()
-        let logbook = try openLogbook(target.directory, durability: .buffered, views: [graph])
+        let logbook = try openLogbook(
+            target.directory, durability: .buffered, views: [graph], readOnly: true)
         defer { try? logbook.close() }  // read-only use: nothing pending to lose
         let typeFilter = types.map { Set($0.split(separator: ",").map(String.init)) }
         let first = ids.first ?? ""

@@ -53,6 +53,7 @@ struct InspectCommand: ParsableCommand {
     private func printMaintenanceSummary() {
         var options = LogbookOptions()
         options.durability = .buffered
+        options.readOnly = true
         var dryRun = CompactionOptions()
         dryRun.dryRun = true
         do {
@@ -79,12 +80,23 @@ struct InspectCommand: ParsableCommand {
     }
 }
 
-/// Opens an existing log and reads every batch of every segment, with progress on a
-/// terminal; failures become exit codes. The caller closes the log.
+/// Opens an existing log read-only (no byte changes) and reads every batch of every
+/// segment, with progress on a terminal; failures become exit codes (4 for a directory
+/// that is not a Logbook). The caller closes the log.
 func readSegmentSummaries(_ directory: String, label: String) throws -> (Log, [SegmentSummary]) {
+    guard Logbook.isLogbookDirectory(directory) else {
+        throw exitWithError(
+            LogbookError(
+                .nodeMismatch, "not a Logbook directory (no \(Logbook.metadataFileName))",
+                path: directory))
+    }
     let log: Log
-    do { log = try Log.open(directory: directory, createIfMissing: false) } catch {
+    do { log = try Log.openReadOnly(directory: directory) } catch {
         throw exitWithError(error)
+    }
+    if !log.recovery.isClean {
+        var standardError = StandardError()
+        print("recovery: \(log.recovery)", to: &standardError)
     }
     let bar = ProgressBar.isTerminal ? ProgressBar(label: label) : nil
     do {

@@ -13,7 +13,8 @@ struct ReplayCommand: ParsableCommand {
     @OptionGroup var target: DirectoryArgument
 
     func run() throws {
-        let logbook = try openLogbook(target.directory, durability: .buffered, progress: true)
+        let logbook = try openLogbook(
+            target.directory, durability: .buffered, progress: true, readOnly: true)
         let statistics = logbook.replayStatistics
         let seconds = max(statistics.seconds, 1e-9)
         print(

@@ -34,7 +34,8 @@ struct SearchCommand: ParsableCommand {
 
     func run() throws {
         let search = SearchIndex()
-        let logbook = try openLogbook(target.directory, durability: .buffered, views: [search])
+        let logbook = try openLogbook(
+            target.directory, durability: .buffered, views: [search], readOnly: true)
         defer { try? logbook.close() }  // read-only use: nothing pending to lose
         let typeFilter = types.map { Set($0.split(separator: ",").map(String.init)) }
         let results =
