@@ -27,6 +27,9 @@ public struct LogbookError: Error, Sendable, CustomStringConvertible {
         public static let invalidChange = Code(name: "invalidChange")
         /// The Logbook was opened read-only (`LogbookOptions.readOnly`); it takes no writes.
         public static let readOnly = Code(name: "readOnly")
+        /// A peer's stated position (offset and epoch) is not one this log holds: it was
+        /// restored from an older copy, or is another log. The peer must resync from state.
+        public static let diverged = Code(name: "diverged")
         /// The code's name.
         public var description: String { name }
     }

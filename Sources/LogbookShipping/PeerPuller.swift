@@ -33,8 +33,12 @@ public struct PeerPuller: Sendable {
         public var peerDurableOffset: UInt64 = 0
         /// The cursor after the catch-up.
         public var cursor: UInt64 = 0
-        /// Snapshots taken because the cursor was below the peer's log start.
+        /// Snapshots taken because the cursor was below the peer's log start, or because
+        /// the peer no longer held our position.
         public var snapshots = 0
+        /// Times the peer answered that it does not hold our position (409 diverged): its
+        /// log was restored from an older copy, or another log answers at its address.
+        public var divergences = 0
     }
 
     let logbook: Logbook
@@ -71,9 +75,10 @@ public struct PeerPuller: Sendable {
         var cursor = ledger.cursor(for: peer)
         var acknowledged = ContinuousClock.now
         while true {
-            let pulled = try await pull(from: cursor, wait: nil)
-            guard let batches = pulled else {
-                // Our cursor is below the peer's log start: take its state instead.
+            let pulled = try await pull(from: cursor, epoch: ledger.epoch(for: peer), wait: nil)
+            guard case .batches(let batches) = pulled else {
+                // Below the peer's log start, or a position it does not hold: its state.
+                if case .diverged = pulled { report.divergences += 1 }
                 cursor = try await restoreFromSnapshot(&report)
                 continue
             }
@@ -106,27 +111,28 @@ public struct PeerPuller: Sendable {
     ) async throws {
         var cursor = ledger.cursor(for: peer)
         var acknowledged = ContinuousClock.now
-        var inFlight = prefetch(from: cursor, wait: wait)
+        var inFlight = prefetch(from: cursor, epoch: ledger.epoch(for: peer), wait: wait)
         defer { inFlight.cancel() }
         while !Task.isCancelled {
             let pulled = try await inFlight.value
             var report = Report()
-            guard let batches = pulled else {
+            guard case .batches(let batches) = pulled else {
+                if case .diverged = pulled { report.divergences += 1 }
                 cursor = try await restoreFromSnapshot(&report)
                 report.cursor = cursor
                 onPull(report)
-                inFlight = prefetch(from: cursor, wait: wait)
+                inFlight = prefetch(from: cursor, epoch: ledger.epoch(for: peer), wait: wait)
                 continue
             }
             report.peerDurableOffset = batches.durableOffset
             guard !batches.bytes.isEmpty else {
-                inFlight = prefetch(from: cursor, wait: wait)
+                inFlight = prefetch(from: cursor, epoch: ledger.epoch(for: peer), wait: wait)
                 report.cursor = cursor
                 onPull(report)  // pulls 0: the peer had nothing new for a whole wait
                 try await acknowledge(cursor, ifDueSince: &acknowledged)
                 continue
             }
-            inFlight = prefetch(from: batches.nextOffset, wait: wait)
+            inFlight = prefetch(from: batches.nextOffset, epoch: batches.epoch, wait: wait)
             cursor = try await store(batches, from: cursor, into: &report)
             onPull(report)
             try await acknowledge(cursor, ifDueSince: &acknowledged)
@@ -139,15 +145,30 @@ public struct PeerPuller: Sendable {
         var durableOffset: UInt64
         var nextOffset: UInt64
         var nodeId: UInt64?
+        var epoch: UInt64?
     }
 
-    private func prefetch(from cursor: UInt64, wait: Duration) -> Task<PulledBatches?, any Error> {
-        Task { try await pull(from: cursor, wait: wait) }
+    /// What a pull got.
+    enum PullAnswer: Sendable {
+        case batches(PulledBatches)
+        /// 410: our cursor is below the peer's history start.
+        case snapshotRequired
+        /// 409: the peer does not hold the position we stated.
+        case diverged
     }
 
-    /// `GET /log` from `cursor`; nil when the peer answers "snapshot required" (410).
-    private func pull(from cursor: UInt64, wait: Duration?) async throws -> PulledBatches? {
+    private func prefetch(from cursor: UInt64, epoch: UInt64?, wait: Duration) -> Task<
+        PullAnswer, any Error
+    > {
+        Task { try await pull(from: cursor, epoch: epoch, wait: wait) }
+    }
+
+    /// `GET /log` from `cursor`, stating `epoch` (of the record before it) when known.
+    private func pull(from cursor: UInt64, epoch: UInt64?, wait: Duration?) async throws
+        -> PullAnswer
+    {
         var url = "\(peer)/log?from=\(cursor)&max_bytes=\(bytesPerPull)"
+        if let epoch, cursor > 0 { url += "&epoch=\(epoch)" }
         var timeout = TimeAmount.seconds(30)
         if let wait {
             let milliseconds =
@@ -159,7 +180,8 @@ public struct PeerPuller: Sendable {
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         let response = try await client.execute(request, timeout: timeout)
         let body = try await response.body.collect(upTo: bytesPerPull + (1 << 20))
-        if response.status == .gone { return nil }
+        if response.status == .gone { return .snapshotRequired }
+        if response.status == .conflict { return .diverged }
         guard response.status == .ok else {
             let reason = String(buffer: body)
             throw Failure(message: "\(peer): \(response.status.code) \(reason)")
@@ -172,9 +194,10 @@ public struct PeerPuller: Sendable {
         else {
             throw Failure(message: "\(peer): the answer lacks the Logbook offset headers")
         }
-        return PulledBatches(
-            bytes: Array(body.readableBytesView), durableOffset: durable, nextOffset: next,
-            nodeId: header(ShippingHeaders.nodeId))
+        return .batches(
+            PulledBatches(
+                bytes: Array(body.readableBytesView), durableOffset: durable, nextOffset: next,
+                nodeId: header(ShippingHeaders.nodeId), epoch: header(ShippingHeaders.epoch)))
     }
 
     /// Checks and merges `batches` (read from `cursor`), makes them durable, then moves the
@@ -189,7 +212,7 @@ public struct PeerPuller: Sendable {
         }
         let accepted = try await logbook.merge(changes)
         try logbook.sync()  // what we merged is durable before the cursor moves past it
-        try ledger.setCursor(end, for: peer, nodeId: batches.nodeId)
+        try ledger.setCursor(end, epoch: batches.epoch, for: peer, nodeId: batches.nodeId)
         report.pulls += 1
         report.bytes += batches.bytes.count
         report.received += changes.count
@@ -220,7 +243,8 @@ public struct PeerPuller: Sendable {
         let accepted = try await logbook.merge(changes)
         try logbook.sync()
         let nodeId = response.headers.first(name: ShippingHeaders.nodeId).flatMap(UInt64.init)
-        try ledger.setCursor(covered, for: peer, nodeId: nodeId)
+        let epoch = response.headers.first(name: ShippingHeaders.epoch).flatMap(UInt64.init)
+        try ledger.setCursor(covered, epoch: epoch, for: peer, nodeId: nodeId)
         report.snapshots += 1
         report.received += changes.count
         report.accepted += accepted.count

@@ -12,4 +12,7 @@ public enum ShippingHeaders {
     public static let batchCount = "Logbook-Batch-Count"
     /// The acknowledging node's id, on `POST /ack`.
     public static let peerId = "Logbook-Peer-Id"
+    /// The epoch of the record just before `Logbook-Next-Offset`: with it, the position the
+    /// receiver holds, stated back as `epoch=` on its next `GET /log`.
+    public static let epoch = "Logbook-Epoch"
 }

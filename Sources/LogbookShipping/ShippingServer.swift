@@ -13,8 +13,10 @@ import NIOSSL
 /// - `GET /log?from=OFFSET&max_bytes=N[&wait_ms=W]`: stored batches verbatim, from the batch
 ///   holding OFFSET, below the durable high watermark, at most N bytes (at least one batch);
 ///   headers `Logbook-Node-Id`, `Logbook-Durable-Offset`, `Logbook-Start-Offset`,
-///   `Logbook-Next-Offset`, `Logbook-Batch-Count`. Below the log start: 410 "snapshot
-///   required". With `wait_ms`, a request with nothing durable at or after OFFSET yet is held
+///   `Logbook-Next-Offset`, `Logbook-Batch-Count`, `Logbook-Epoch`. Below the log start: 410
+///   "snapshot required". With `epoch=E` (the `Logbook-Epoch` of the previous answer) the
+///   follower states the position it holds; one this log does not hold, or OFFSET past the
+///   durable end, is 409 "diverged" and the follower resyncs from the snapshot. With `wait_ms`, a request with nothing durable at or after OFFSET yet is held
 ///   up to W ms (a long poll, as a Kafka follower's fetch wait) and answered as soon as
 ///   something is.
 /// - `GET /snapshot`: the live state as crdt-lite JSON (`Logbook.snapshotChanges()`:
@@ -81,14 +83,27 @@ public struct ShippingServer: Sendable {
             guard let milliseconds = Int(wait), milliseconds >= 0 else {
                 throw HTTPError(.badRequest, message: "wait_ms must be a number of milliseconds")
             }
-            await waitForDurable(beyond: from, upTo: .milliseconds(milliseconds))
+            // A position past the durable end is answered at once (409), not after a wait.
+            if from <= logbook.durableOffset {
+                await waitForDurable(beyond: from, upTo: .milliseconds(milliseconds))
+            }
+        }
+        var epoch: UInt64?
+        if let text = query.get("epoch") {
+            guard let value = UInt64(text) else {
+                throw HTTPError(.badRequest, message: "epoch must be an unsigned integer")
+            }
+            epoch = value
         }
         let shipped: ShippedBatches
         do {
             shipped = try logbook.storedBatches(
-                from: from, maxBytes: min(asked, configuration.responseBytesMax))
-        } catch  where error.code == .snapshotRequired {
+                from: from, maxBytes: min(asked, configuration.responseBytesMax), epochId: epoch)
+        } catch where error.code == .snapshotRequired {
             throw HTTPError(.gone, message: "snapshot required: \(error.message)")
+        } catch where error.code == .diverged {
+            metrics.refused()
+            throw HTTPError(.conflict, message: "diverged: \(error.message)")
         } catch {
             throw HTTPError(.internalServerError, message: "\(error)")
         }
@@ -100,6 +115,7 @@ public struct ShippingServer: Sendable {
         headers[field(ShippingHeaders.startOffset)] = String(shipped.startOffset)
         headers[field(ShippingHeaders.nextOffset)] = String(shipped.nextOffset)
         headers[field(ShippingHeaders.batchCount)] = String(shipped.batchCount)
+        headers[field(ShippingHeaders.epoch)] = String(shipped.epochId)
         return Response(
             status: .ok, headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: shipped.bytes)))
@@ -123,6 +139,8 @@ public struct ShippingServer: Sendable {
         var response = try jsonChanges(logbook.snapshotChanges(), request)
         response.headers[field(ShippingHeaders.nextOffset)] = String(durable)
         response.headers[field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
+        response.headers[field(ShippingHeaders.epoch)] = String(
+            durable == 0 ? 0 : logbook.epochId(holding: durable - 1))
         return response
     }
 

@@ -17,6 +17,7 @@ extension Log {
                 .invalidArgument, "record of \(record.count) bytes exceeds \(Limits.recordSizeMax)",
                 path: directory, logOffset: nextOffset)
         }
+        if !hasBegunEpoch { try beginEpoch() }
         if !pending.canAppend(byteCount: record.count) { try flush() }
         let offset = nextOffset
         pending.append(offset: offset, version: version, record: record)

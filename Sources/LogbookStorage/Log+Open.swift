@@ -22,7 +22,8 @@ extension Log {
         let log = Log(
             directory: directory, fileSystem: fileSystem, configuration: configuration,
             clock: clock,
-            sealed: outcome.sealed, active: outcome.active, recovery: outcome.report)
+            sealed: outcome.sealed, active: outcome.active, recovery: outcome.report,
+            epochs: try LogEpochs.read(directory: directory, fileSystem: fileSystem))
         #if LOGBOOK_VERIFY
             log.checkInvariants()
         #endif
@@ -54,6 +55,7 @@ extension Log {
         return Log(
             directory: directory, fileSystem: fileSystem, configuration: configuration,
             clock: nil, sealed: outcome.sealed, active: outcome.active, recovery: outcome.report,
+            epochs: try LogEpochs.read(directory: directory, fileSystem: fileSystem),
             isReadOnly: true)
     }
 }

@@ -26,6 +26,9 @@ public final class Log {
     var isClosed = false
     /// Opened by `openReadOnly`: every write throws `.readOnly`.
     public let isReadOnly: Bool
+    /// The log's epochs; this open starts one at its first append.
+    var epochs: LogEpochs
+    var hasBegunEpoch = false
 
     /// What recovery did at open.
     public let recovery: RecoveryReport
@@ -48,9 +51,10 @@ public final class Log {
     init(
         directory: String, fileSystem: any FileSystem, configuration: LogConfiguration,
         clock: (any LogClock)?, sealed: [SegmentIndex], active: ActiveSegment,
-        recovery: RecoveryReport, isReadOnly: Bool = false
+        recovery: RecoveryReport, epochs: LogEpochs, isReadOnly: Bool = false
     ) {
         self.isReadOnly = isReadOnly
+        self.epochs = epochs
         self.directory = directory
         self.fileSystem = fileSystem
         self.configuration = configuration
@@ -74,6 +78,27 @@ public final class Log {
     /// Total bytes of all segment files.
     public var sizeBytes: Int64 {
         sealed.reduce(active.size) { $0 + $1.segmentSize }
+    }
+
+    /// The id of the epoch that wrote the record at `offset` (0: older than every epoch
+    /// kept); see `LogEpochs`.
+    public func epochId(holding offset: UInt64) -> UInt64 {
+        epochs.epochId(holding: offset)
+    }
+
+    /// True when this log holds the position a follower states: the record at `offset`
+    /// exists here, below `end`, and was written in epoch `epochId`.
+    public func holds(offset: UInt64, epochId: UInt64, below end: UInt64) -> Bool {
+        epochs.holds(offset: offset, epochId: epochId, logEnd: min(end, nextOffset))
+    }
+
+    /// Called before the first append of this open: records a new epoch durably.
+    func beginEpoch() throws(StorageError) {
+        var next = epochs
+        next.begin(id: UInt64.random(in: 1...UInt64.max), at: nextOffset)
+        try next.write(directory: directory, fileSystem: fileSystem)
+        epochs = next
+        hasBegunEpoch = true
     }
 
     /// Throws `.readOnly` when the log was opened read-only.

@@ -3,6 +3,7 @@ import Logbook
 import LogbookCRDT
 import LogbookShipping
 import LogbookStorage
+import LogbookTesting
 import Testing
 
 // A node fed by hostile clients and peers: changes over the limits are refused with 400 (a
@@ -90,5 +91,58 @@ import Testing
         #expect(follower.ledger.cursor(for: peer.url) == 0, "the cursor did not move past it")
         #expect(follower.logbook.getRecord("e/x") == nil)
         try await expectWritable(follower)
+    }
+}
+
+// A peer restored from an older copy of its log: its followers' cursors are past what it
+// now holds. The follower states its position, the peer answers 409 "diverged", and the
+// follower resyncs from the peer's state: what the peer wrote at the reused offsets
+// reaches it, nothing is skipped. Without the position check the peer answered "nothing
+// new" and those changes were never pulled.
+@Suite(.serialized) struct RestoredPeerShippingTests {
+    @Test(arguments: [10, 300])
+    func aFollowerOfARestoredPeerResyncsAndMissesNothing(writtenAfterRestore: Int) async throws {
+        let backup = TemporaryDirectory("backup")
+        var peer = try TestNode(node: 1)
+        let follower = try TestNode(node: 2)
+        defer {
+            peer.stop()
+            follower.stop()
+            backup.remove()
+        }
+        try await peer.start()
+        let port = peer.port
+        for number in 0..<100 {
+            try await peer.logbook.insertOrUpdate("kept/\(number)", fields: [("n", 1)])
+        }
+        try peer.logbook.sync()
+        try FileManager.default.removeItem(atPath: backup.path)
+        try FileManager.default.copyItem(atPath: peer.directory.path, toPath: backup.path)
+        for number in 0..<100 {
+            try await peer.logbook.insertOrUpdate("lost/\(number)", fields: [("n", 1)])
+        }
+        let first = try await follower.puller(from: peer).catchUp()
+        #expect(first.divergences == 0)
+        let url = peer.url
+
+        // The peer comes back from the copy, on the same address, and writes anew.
+        peer.stop()  // removes its directory: the copy takes its place
+        try FileManager.default.copyItem(atPath: backup.path, toPath: peer.directory.path)
+        peer = try TestNode(node: 1, at: peer.directory)
+        try await peer.start(port: port)
+        #expect(peer.url == url)
+        for number in 0..<writtenAfterRestore {
+            try await peer.logbook.insertOrUpdate("after/\(number)", fields: [("n", 2)])
+        }
+        let second = try await follower.puller(from: peer).catchUp()
+        #expect(second.divergences == 1)
+        #expect(second.snapshots == 1)
+        for number in [0, writtenAfterRestore - 1] {
+            #expect(follower.logbook.getRecord("after/\(number)") != nil)
+        }
+        // The follower keeps what only it still holds; the peer can pull it back.
+        #expect(follower.logbook.getRecord("lost/0") != nil)
+        let third = try await follower.puller(from: peer).catchUp()
+        #expect(third.divergences == 0, "the resync left a position the peer holds")
     }
 }

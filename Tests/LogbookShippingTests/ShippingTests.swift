@@ -14,15 +14,20 @@ import Testing
 /// loopback port.
 final class TestNode: @unchecked Sendable {
     // @unchecked: set up once, then used from one test task.
-    let directory = TemporaryDirectory()
+    let directory: TemporaryDirectory
     let logbook: Logbook
     let ledger: PeerLedger
     let token = "secret-token"
     var port = 0
     private var server: RunningServer?
 
-    /// `prepare` runs on the empty directory before the Logbook opens it.
-    init(node: NodeId, preparing prepare: (String) throws -> Void = { _ in }) throws {
+    /// `prepare` runs on the directory (new and empty unless given) before the Logbook
+    /// opens it.
+    init(
+        node: NodeId, at directory: TemporaryDirectory = TemporaryDirectory(),
+        preparing prepare: (String) throws -> Void = { _ in }
+    ) throws {
+        self.directory = directory
         try prepare(directory.path)
         logbook = try Logbook.open(directory: directory.path, nodeId: node)
         ledger = try PeerLedger(directory: directory.path)
@@ -30,9 +35,12 @@ final class TestNode: @unchecked Sendable {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    func start() async throws {
+    /// Starts serving on `port` (0: any free one).
+    func start(port requested: Int = 0) async throws {
+        var configuration = ShippingConfiguration(token: token)
+        configuration.port = requested
         let running = try await ShippingServer(
-            logbook: logbook, configuration: ShippingConfiguration(token: token), ledger: ledger
+            logbook: logbook, configuration: configuration, ledger: ledger
         ).start()
         server = running
         port = running.port
@@ -53,10 +61,13 @@ final class TestNode: @unchecked Sendable {
         PeerPuller(logbook: logbook, peer: other.url, token: other.token, ledger: ledger)
     }
 
-    func stop() {
+    /// Stops the server, closes the Logbook and, unless told to keep it, removes the
+    /// directory. Safe to call twice.
+    func stop(keepingDirectory: Bool = false) {
         server?.stop()
+        server = nil
         try? logbook.close()
-        directory.remove()
+        if !keepingDirectory { directory.remove() }
     }
 
     /// Sends a request with this node's token (or `token`) and returns status and body.

@@ -15,6 +15,9 @@ public final class PeerLedger: @unchecked Sendable {
     public struct Entry: Codable, Equatable, Sendable {
         /// Pull: the offset in the peer's log the next pull starts at.
         public var cursor: UInt64?
+        /// The epoch of the last record pulled (the peer's `Logbook-Epoch`): with `cursor`,
+        /// the position stated on the next pull.
+        public var epoch: UInt64?
         /// Ack: the offset of our log the peer has merged everything below.
         public var acknowledged: UInt64?
         /// Ack: the peer's own durable log end when it sent that acknowledgement. Everything
@@ -98,10 +101,21 @@ public final class PeerLedger: @unchecked Sendable {
     /// Unsettled acknowledgements kept per peer.
     static let pendingMax = 16
 
-    /// Records a pull cursor durably (written, synced and renamed before returning).
-    public func setCursor(_ cursor: UInt64, for peer: String, nodeId: UInt64?) throws {
+    /// The epoch of the last record pulled from `peer`, if the peer reported one.
+    public func epoch(for peer: String) -> UInt64? {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries[peer]?.epoch
+    }
+
+    /// Records a pull cursor durably (written, synced and renamed before returning), with
+    /// the epoch of the record before it when the peer reported one.
+    public func setCursor(
+        _ cursor: UInt64, epoch: UInt64? = nil, for peer: String, nodeId: UInt64?
+    ) throws {
         try update(peer) {
             $0.cursor = cursor
+            $0.epoch = epoch
             if let nodeId { $0.nodeId = nodeId }
         }
         // Only a node with acknowledgements waiting to settle needs its entry written again.

@@ -15,6 +15,9 @@ public struct ShippedBatches: Sendable {
     public var durableOffset: UInt64
     /// The sender's history start (`Logbook.historyStart`); pulls from below it need a snapshot.
     public var startOffset: UInt64
+    /// The epoch that wrote the record just before `nextOffset` (0 when none or older than
+    /// every epoch kept): with `nextOffset`, the position the receiver holds afterwards.
+    public var epochId: UInt64 = 0
 }
 
 /// Why shipped bytes were refused: which batch, at which byte, and what was wrong.
@@ -113,13 +116,21 @@ extension Logbook {
     /// Reads stored batches from `offset` on, up to `maxBytes` (at least one batch when there
     /// is one), only below the durable high watermark: a peer never receives what a crash
     /// here could still take back. Throws `.snapshotRequired` below the log start.
-    public func storedBatches(from offset: UInt64, maxBytes: Int) throws(LogbookError)
-        -> ShippedBatches
+    ///
+    /// The receiver states the position it holds: `offset`, and the epoch of the record
+    /// before it (`epochId`, from the previous answer). Throws `.diverged` when this log does
+    /// not hold that position — `offset` past the durable end, or the record before it
+    /// written in another epoch here (this log was restored from an older copy, or is
+    /// another log): the receiver must resync from state. Without `epochId` (a receiver from
+    /// before epochs) only the end is checked.
+    public func storedBatches(from offset: UInt64, maxBytes: Int, epochId: UInt64? = nil)
+        throws(LogbookError) -> ShippedBatches
     {
         let (cursor, durable, start) = try locked {
             () throws(LogbookError) -> (LogCursor?, UInt64, UInt64) in
             let durable = log.durableOffset
             let start = historyStartHeld
+            try checkPosition(offset, epochId: epochId, durable: durable)
             guard offset >= start else { return (nil, durable, start) }
             guard offset < durable else { return (nil, durable, start) }
             do throws(StorageError) {
@@ -139,7 +150,17 @@ extension Logbook {
         var shipped = ShippedBatches(
             bytes: [], batchCount: 0, nextOffset: offset, durableOffset: durable,
             startOffset: start)
-        guard let cursor else { return shipped }
+        if let cursor { try readBatches(cursor, durable: durable, maxBytes: maxBytes, into: &shipped) }
+        let end = shipped.nextOffset
+        shipped.epochId = end == 0 ? 0 : locked { log.epochId(holding: end - 1) }
+        return shipped
+    }
+
+    /// Appends whole durable batches from `cursor` to `shipped`, up to `maxBytes` (at least
+    /// one batch).
+    private func readBatches(
+        _ cursor: LogCursor, durable: UInt64, maxBytes: Int, into shipped: inout ShippedBatches
+    ) throws(LogbookError) {
         do throws(StorageError) {
             while try cursor.next(), let header = cursor.header {
                 guard header.nextOffset <= durable else { break }
@@ -153,6 +174,35 @@ extension Logbook {
         } catch {
             throw LogbookError(error)
         }
-        return shipped
+    }
+}
+
+extension Logbook {
+    /// Under the lock: throws `.diverged` unless this log holds the stated position.
+    private func checkPosition(_ offset: UInt64, epochId: UInt64?, durable: UInt64)
+        throws(LogbookError)
+    {
+        if offset > durable {
+            throw LogbookError(
+                .diverged,
+                "offset \(offset) is past this log's durable end \(durable): the receiver holds "
+                    + "records this log does not (restored from an older copy?)",
+                path: directory, logOffset: offset)
+        }
+        guard let epochId, offset > 0 else { return }
+        guard !log.holds(offset: offset - 1, epochId: epochId, below: durable) else { return }
+        throw LogbookError(
+            .diverged,
+            "the record before offset \(offset) was not written in epoch \(epochId) here (it "
+                + "was in epoch \(log.epochId(holding: offset - 1))): this log and the "
+                + "receiver's copy of it differ from there on", path: directory, logOffset: offset)
+    }
+}
+
+extension Logbook {
+    /// The id of the epoch that wrote the record at `offset` (0: none, or older than every
+    /// epoch kept). A snapshot covering offsets below N is positioned at `epochId(N - 1)`.
+    public func epochId(holding offset: UInt64) -> UInt64 {
+        locked { log.epochId(holding: offset) }
     }
 }

@@ -1,0 +1,109 @@
+/// The log's epochs: each writable open that appends starts a new one, with a random id and
+/// the offset of its first record. A follower states the position it holds as the offset it
+/// reached and the epoch of the last record it took; this log holds that position only if
+/// the record at that offset was written in that epoch here (after Kafka's leader epochs).
+///
+/// A log restored from an older copy has the copy's epochs; its next writer starts a new one
+/// where the copy ends, so a follower that took records the copy lost names an epoch that
+/// ends earlier here, or one unknown here: a divergence, never a silent gap.
+///
+/// File `epochs`, text, CRC32C-checked, replaced durably (before the first record of the
+/// epoch is appended):
+/// ```
+/// logbook epochs 1
+/// <id> <start offset>        one line per epoch, oldest first, at most `countMax`
+/// crc32c <hex CRC32C of every byte before this line>
+/// ```
+struct LogEpochs: Hashable, Sendable {
+    static let fileName = "epochs"
+    static let header = "logbook epochs 1"
+    /// Epochs kept; older ones are dropped, and a follower positioned in one is told it
+    /// diverged (it then resyncs from state: slower, never wrong).
+    static let countMax = 1024
+
+    var epochs: [LogEpoch] = []
+
+    /// The id of the epoch that wrote `offset`: the last one starting at or before it, or 0
+    /// for records older than every epoch kept (logs written before epochs existed).
+    func epochId(holding offset: UInt64) -> UInt64 {
+        epochs.last { $0.startOffset <= offset }?.id ?? 0
+    }
+
+    /// True when the record at `offset` (below `logEnd`) was written in epoch `id` here.
+    /// Epoch 0 stands for the records before the first kept epoch.
+    func holds(offset: UInt64, epochId id: UInt64, logEnd: UInt64) -> Bool {
+        guard offset < logEnd else { return false }
+        if id == 0 { return offset < (epochs.first?.startOffset ?? logEnd) }
+        guard let position = epochs.firstIndex(where: { $0.id == id }) else { return false }
+        let end = position + 1 < epochs.count ? epochs[position + 1].startOffset : logEnd
+        return epochs[position].startOffset <= offset && offset < end
+    }
+
+    /// Adds an epoch starting at `offset`, dropping the oldest past `countMax`.
+    mutating func begin(id: UInt64, at offset: UInt64) {
+        precondition(epochs.last.map { $0.startOffset <= offset } ?? true, "epoch before the last")
+        epochs.removeAll { $0.startOffset == offset }  // an epoch that wrote nothing
+        epochs.append(LogEpoch(id: id, startOffset: offset))
+        if epochs.count > Self.countMax { epochs.removeFirst(epochs.count - Self.countMax) }
+    }
+
+    // MARK: The file
+
+    static func read(directory: String, fileSystem: any FileSystem) throws(StorageError) -> Self {
+        let path = directory + "/" + fileName
+        guard fileSystem.exists(path) else { return LogEpochs() }
+        let file = try fileSystem.open(path, mode: .read)
+        defer { try? file.close() }  // read-only: nothing to lose
+        let size = try file.size()
+        let sizeMax = Int64(countMax + 3) * 48
+        guard size <= sizeMax else {
+            throw StorageError(.corruption, "epochs file of \(size) bytes exceeds \(sizeMax)", path: path)
+        }
+        guard let epochs = decode(try file.read(at: 0, count: Int(size))) else {
+            throw StorageError(
+                .corruption,
+                "the epochs file is damaged; remove it to start afresh (followers then resync "
+                    + "from state once)", path: path)
+        }
+        return epochs
+    }
+
+    func write(directory: String, fileSystem: any FileSystem) throws(StorageError) {
+        var text = Self.header + "\n"
+        for epoch in epochs { text += "\(epoch.id) \(epoch.startOffset)\n" }
+        var bytes = Array(text.utf8)
+        bytes += Array("crc32c \(String(CRC32C.checksum(bytes), radix: 16))\n".utf8)
+        try fileSystem.replaceFile(directory + "/" + Self.fileName, with: bytes, durable: true)
+    }
+
+    static func decode(_ bytes: [UInt8]) -> Self? {
+        var lines = String(decoding: bytes, as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false)
+        guard lines.last == "", lines.count >= 3 else { return nil }
+        lines.removeLast()
+        guard let crcLine = lines.popLast(), crcLine.hasPrefix("crc32c "),
+            let stored = UInt32(crcLine.dropFirst(7), radix: 16),
+            bytes.count > crcLine.utf8.count,
+            CRC32C.checksum(Array(bytes[..<(bytes.count - crcLine.utf8.count - 1)])) == stored,
+            lines.first == Substring(header)
+        else { return nil }
+        var result = LogEpochs()
+        for line in lines.dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, let id = UInt64(fields[0]), id != 0,
+                let start = UInt64(fields[1]),
+                result.epochs.last.map({ $0.startOffset < start }) ?? true
+            else { return nil }
+            result.epochs.append(LogEpoch(id: id, startOffset: start))
+        }
+        return result
+    }
+}
+
+/// One epoch of a log: the records from `startOffset` up to the next epoch's start.
+public struct LogEpoch: Hashable, Sendable {
+    /// Random, never 0 (0 names the records older than every epoch kept).
+    public var id: UInt64
+    /// The offset of the epoch's first record.
+    public var startOffset: UInt64
+}
