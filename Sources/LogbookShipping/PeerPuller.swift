@@ -274,9 +274,11 @@ public struct PeerPuller: Sendable {
             + #""log_end": \#(logbook.durableOffset), "collected_below": \#(logbook.collectedBelow)}"#
         request.body = .bytes(ByteBuffer(string: body))
         let response = try await client.execute(request, timeout: .seconds(10))
-        _ = try await response.body.collect(upTo: 1 << 16)
+        let answer = try await response.body.collect(upTo: 1 << 16)
         guard response.status == .noContent else {
-            throw Failure(message: "\(peer): acknowledgement refused with \(response.status.code)")
+            throw Failure(
+                message: "\(peer): acknowledgement refused with \(response.status.code) "
+                    + String(buffer: answer).prefix(300))
         }
     }
 }

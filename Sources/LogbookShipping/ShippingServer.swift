@@ -234,6 +234,22 @@ public struct ShippingServer: Sendable {
             metrics.refused()
             throw HTTPError(.badRequest, message: #"expected {"node": ID, "offset": N}: \#(error)"#)
         }
+        // Only registered peers' acknowledgements gate GC; anything else stored would block
+        // it (and grow peers.json) at a client's whim.
+        guard ack.node != 0, ack.node != logbook.nodeId else {
+            metrics.refused()
+            throw HTTPError(
+                .badRequest,
+                message: "node \(ack.node) cannot acknowledge: 0 is no node, and "
+                    + "\(logbook.nodeId) is this node")
+        }
+        guard ledger.registeredPeers.contains(ack.node) else {
+            metrics.refused()
+            throw HTTPError(
+                .forbidden,
+                message: "node \(ack.node) is not a registered peer of node \(logbook.nodeId); "
+                    + "register it there (`logbook peers DIR add \(ack.node)`); nothing stored")
+        }
         let acknowledgement = PeerLedger.Acknowledgement(
             offset: ack.offset, peerLogEnd: ack.logEnd, peerCollectedBelow: ack.collectedBelow)
         do { try ledger.acknowledge(acknowledgement, byNode: ack.node) } catch {

@@ -82,7 +82,7 @@ struct DemoShipping {
         for node in nodes { try node.logbook.close() }
         if !same { throw ExitCode.failure }
         print(
-            "next: logbook serve \(directory)-node1 --port 7000 --token T --peer http://127.0.0.1:7001"
+            "next: logbook serve \(directory)-node1 --port 7000 --token-file token.txt --peer http://127.0.0.1:7001"
         )
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import Logbook
 import LogbookShipping
 
-/// `logbook serve DIR --port P --token T [--peer URL ...]`: a node that serves its log and
+/// `logbook serve DIR --port P --token-file F [--peer URL ...]`: a node that serves its log and
 /// pulls from its peers until interrupted.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,8 +27,8 @@ struct ServeCommand: AsyncParsableCommand {
     var port = 7000
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
-    @Option(help: "The bearer token peers must send (and that this node sends to --peer).")
-    var token: String
+    /// The bearer token peers must send (and that this node sends to --peer).
+    @OptionGroup var tokenOptions: TokenOptions
     @Option(help: "A peer to pull from, e.g. http://127.0.0.1:7001 (repeatable).")
     var peer: [String] = []
     @Option(help: "The longest a poll waits at a peer for new records, in milliseconds.")
@@ -52,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
     var compactEvery: Double?
 
     func validate() throws {
-        guard !token.isEmpty else { throw ValidationError("--token must not be empty") }
+        _ = try tokenOptions.resolve()
         guard (0...65535).contains(port), interval > 0 else {
             throw ValidationError("--port must be 0...65535 and --interval positive")
         }
@@ -67,6 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let token = try tokenOptions.resolve()
         let logbook = try openLogbook(target.directory, durability: .groupCommit)
         let ledger: PeerLedger
         do { ledger = try PeerLedger(directory: target.directory) } catch {
@@ -87,7 +88,6 @@ struct ServeCommand: AsyncParsableCommand {
                 "node \(logbook.nodeId) serving \(target.directory) on \(scheme)://\(host):\(port)")
         }
         let peers = peer
-        let token = token
         let interval = interval
         let maintenance = Maintenance(
             gcEvery: gcEvery, compactEvery: compactEvery,

@@ -3,7 +3,7 @@ import Foundation
 import Logbook
 import LogbookShipping
 
-/// `logbook sync DIR --from URL --token T`: one catch-up from a peer, then exit.
+/// `logbook sync DIR --from URL --token-file F`: one catch-up from a peer, then exit.
 struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
@@ -17,12 +17,15 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var target: DirectoryArgument
     @Option(help: "The peer's URL, e.g. http://127.0.0.1:7000.")
     var from: String
-    @Option(help: "The peer's bearer token.")
-    var token: String
+    /// The peer's bearer token.
+    @OptionGroup var tokenOptions: TokenOptions
     @Option(help: "Trust an HTTPS peer whose certificate this PEM file holds (or signed).")
     var ca: String?
 
+    func validate() throws { _ = try tokenOptions.resolve() }
+
     func run() async throws {
+        let token = try tokenOptions.resolve()
         let logbook = try openLogbook(target.directory, durability: .groupCommit)
         defer { try? logbook.close() }
         do {

@@ -64,4 +64,30 @@ import Testing
         #expect(largest.standardOutput.contains("n = 9223372036854775807"))
         try expectStillWorking(directory)
     }
+
+    @Test func theTokenComesFromAFileOrTheEnvironmentAndIsRequired() throws {
+        guard let directory = try initialized() else { return }
+        let tokenFile = directory + "-token"
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: tokenFile)
+        }
+        // Nothing listens on port 1: a run that got past the token fails to connect (1).
+        let sync = ["sync", directory, "--from", "http://127.0.0.1:1"]
+        let none = try LogbookExecutable.run(sync, environment: ["LOGBOOK_TOKEN": ""])
+        #expect(none.status == 64, "\(none.standardError)")
+        #expect(none.standardError.contains("token"))
+        try Data("\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+        let empty = try LogbookExecutable.run(sync + ["--token-file", tokenFile])
+        #expect(empty.status == 64)
+        #expect(empty.standardError.contains("holds no token"))
+        try Data("  s3cret  \nignored\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+        let fromFile = try LogbookExecutable.run(sync + ["--token-file", tokenFile])
+        #expect(fromFile.status == 1, "\(fromFile.standardError)")
+        let fromEnvironment = try LogbookExecutable.run(
+            sync, environment: ["LOGBOOK_TOKEN": "s3cret"])
+        #expect(fromEnvironment.status == 1, "\(fromEnvironment.standardError)")
+        let both = try LogbookExecutable.run(sync + ["--token-file", tokenFile, "--token", "x"])
+        #expect(both.status == 64)
+    }
 }

@@ -31,12 +31,16 @@ enum LogbookExecutable {
         var standardError: String
     }
 
-    /// Runs `logbook arguments...` with optional standard input; waits for it.
-    static func run(_ arguments: [String], input: String? = nil) throws -> Output {
+    /// Runs `logbook arguments...` with optional standard input and extra environment
+    /// variables; waits for it.
+    static func run(
+        _ arguments: [String], input: String? = nil, environment: [String: String] = [:]
+    ) throws -> Output {
         guard let url else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output

@@ -47,8 +47,11 @@ import Testing
     {
         let process = Process()
         process.executableURL = executable
+        // The token from a file, as docs/shipping.md advises (argv is visible in `ps`).
+        let tokenFile = directory + "-token"
+        try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: tokenFile))
         process.arguments =
-            ["serve", directory, "--port", "\(port)", "--token", token, "--interval", "50"]
+            ["serve", directory, "--port", "\(port)", "--token-file", tokenFile, "--interval", "50"]
             + peers.flatMap { ["--peer", "http://127.0.0.1:\($0)"] }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -70,12 +73,20 @@ import Testing
             for process in processes where process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
             }
-            for directory in directories { try? FileManager.default.removeItem(atPath: directory) }
+            for directory in directories {
+                try? FileManager.default.removeItem(atPath: directory)
+                try? FileManager.default.removeItem(atPath: directory + "-token")
+            }
         }
         for (index, directory) in directories.enumerated() {
             #expect(
                 try LogbookExecutable.run(["init", directory, "--node", "\(index + 1)"]).status == 0
             )
+            // Acknowledgements are taken from registered peers only.
+            for peer in 1...3 where peer != index + 1 {
+                let added = try LogbookExecutable.run(["peers", directory, "add", "\(peer)"])
+                #expect(added.status == 0)
+            }
         }
         func start(_ index: Int) throws -> Process {
             try serve(

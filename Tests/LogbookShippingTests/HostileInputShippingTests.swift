@@ -111,6 +111,7 @@ import Testing
             backup.remove()
         }
         try await peer.start()
+        try TestNode.register([peer, follower])
         let port = peer.port
         for number in 0..<100 {
             try await peer.logbook.insertOrUpdate("kept/\(number)", fields: [("n", 1)])
@@ -130,6 +131,7 @@ import Testing
         try FileManager.default.copyItem(atPath: backup.path, toPath: peer.directory.path)
         peer = try TestNode(node: 1, at: peer.directory)
         try await peer.start(port: port)
+        try TestNode.register([peer, follower])
         #expect(peer.url == url)
         for number in 0..<writtenAfterRestore {
             try await peer.logbook.insertOrUpdate("after/\(number)", fields: [("n", 2)])
@@ -144,5 +146,27 @@ import Testing
         #expect(follower.logbook.getRecord("lost/0") != nil)
         let third = try await follower.puller(from: peer).catchUp()
         #expect(third.divergences == 0, "the resync left a position the peer holds")
+    }
+}
+
+// Acknowledgements gate tombstone GC, so only registered peers may send them: one from
+// node 0, from the node itself or from an unregistered node is refused and stored nowhere.
+@Suite(.serialized) struct AcknowledgementRefusalTests {
+    @Test func acknowledgementsFromUnregisteredIdsAreRefusedAndNotStored() async throws {
+        let node = try TestNode(node: 1)
+        defer { node.stop() }
+        try await node.start()
+        try node.ledger.register(2)
+        for (id, status) in [(0, 400), (1, 400), (3, 403), (UInt64.max, 403)] as [(UInt64, Int)] {
+            let answer = try await node.send(
+                "/ack", method: .POST, body: #"{"node": \#(id), "offset": 5}"#)
+            #expect(answer.status == status, "node \(id): \(answer.body)")
+            #expect(node.ledger.acknowledgement(of: id) == nil)
+        }
+        #expect(node.ledger.unknownPeers(excluding: 1).isEmpty, "nothing blocks GC")
+        let registered = try await node.send(
+            "/ack", method: .POST, body: #"{"node": 2, "offset": 5}"#)
+        #expect(registered.status == 204)
+        #expect(node.ledger.acknowledgement(of: 2)?.acknowledged == 5)
     }
 }

@@ -47,14 +47,24 @@ final class TestNode: @unchecked Sendable {
     }
 
     /// `count` nodes (ids 1, 2, ...), each serving; stop them with `stopAll`.
-    static func started(_ count: Int) async throws -> [TestNode] {
+    static func started(_ count: Int, registering: Bool = true) async throws -> [TestNode] {
         var nodes: [TestNode] = []
         for number in 1...count {
             let node = try TestNode(node: NodeId(number))
             try await node.start()
             nodes.append(node)
         }
+        if registering { try register(nodes) }
         return nodes
+    }
+
+    /// Registers every node as a peer of every other (acknowledgements need it).
+    static func register(_ nodes: [TestNode]) throws {
+        for node in nodes {
+            for other in nodes where other !== node {
+                try node.ledger.register(other.logbook.nodeId)
+            }
+        }
     }
 
     func puller(from other: TestNode) -> PeerPuller {
@@ -242,7 +252,7 @@ final class TestNode: @unchecked Sendable {
     @Test func aNodeWhoseGCMovedItsHistoryStartAnswers410AndItsSnapshotBringsAPeerBack()
         async throws
     {
-        let nodes = try await TestNode.started(2)
+        let nodes = try await TestNode.started(2, registering: false)
         defer { for node in nodes { node.stop() } }
         let (a, b) = (nodes[0], nodes[1])
         for index in 0..<40 {
@@ -263,6 +273,7 @@ final class TestNode: @unchecked Sendable {
         #expect(status == 410)
         #expect(body.contains("snapshot required"))
 
+        try TestNode.register(nodes)  // b's acknowledgements need it from here on
         let report = try await b.puller(from: a).catchUp()
         #expect(report.snapshots == 1)
         #expect(a.logbook.stateDigest() == b.logbook.stateDigest())
@@ -285,6 +296,7 @@ final class TestNode: @unchecked Sendable {
             a.stop()
             b.stop()
         }
+        try TestNode.register([a, b])
         var configuration = ShippingConfiguration(token: a.token)
         configuration.tls = .init(
             certificateChain: certificate,
