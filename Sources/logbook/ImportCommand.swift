@@ -36,16 +36,9 @@ struct ImportCommand: AsyncParsableCommand {
         }
         let rows: [[String: String]]
         do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: file))
-            guard let array = try JSONSerialization.jsonObject(with: data) as? [[String: Any]]
-            else {
-                throw ValidationError("\(file): expected a JSON array of objects")
-            }
-            rows = array.map { $0.compactMapValues { $0 as? String } }
-        } catch let error as ValidationError {
-            throw error
-        } catch {
-            throw ValidationError("\(file): not valid JSON (\(error.localizedDescription))")
+            rows = try SODARows.parse(try readInput())
+        } catch let error as GoodiesDocument.FormatError {
+            throw badInput("\(file): \(error)")
         }
         let logbook = try openLogbook(target.directory, durability: .buffered)
         let imported: Int
@@ -65,12 +58,9 @@ struct ImportCommand: AsyncParsableCommand {
     private func importGoodies() async throws {
         let document: GoodiesDocument
         do {
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
-            document = try GoodiesDocument(parsing: Array(bytes))
+            document = try GoodiesDocument(parsing: try readInput())
         } catch let error as GoodiesDocument.FormatError {
             throw badInput("\(file): \(error)")
-        } catch {
-            throw exitWithError(error)
         }
         let logbook = try openLogbook(target.directory, durability: .buffered)
         let bar = ProgressBar.isTerminal ? ProgressBar(label: "import") : nil
@@ -85,5 +75,16 @@ struct ImportCommand: AsyncParsableCommand {
         print(
             "imported \(document.entities.count) entities and \(document.relationships.count) relationships from \(file)"
         )
+    }
+
+    /// The file's bytes; an unreadable file is bad input (exit 2) with the reason in words.
+    private func readInput() throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            let reason =
+                FileManager.default.fileExists(atPath: file)
+                ? "cannot be read (a directory, or no permission)" : "does not exist"
+            throw badInput("\(file) \(reason)")
+        }
+        return Array(data)
     }
 }

@@ -90,4 +90,29 @@ import Testing
         let both = try LogbookExecutable.run(sync + ["--token-file", tokenFile, "--token", "x"])
         #expect(both.status == 64)
     }
+
+    @Test func importRefusesMissingAndMalformedFilesWithTheirPosition() throws {
+        guard let directory = try initialized() else { return }
+        let file = directory + "-rows.json"
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: file)
+        }
+        for kind in ["bridges", "goodies"] {
+            let missing = try LogbookExecutable.run(["import", kind, directory, file])
+            #expect(missing.status == 2, "\(missing.standardError)")
+            #expect(missing.standardError.contains("does not exist"))
+        }
+        for (text, fragment) in [
+            (#"[{"a": "1"}, {"b": "2""#, "byte 22"), (#"[{"a": "1"}, 7]"#, "row 1"),
+            (#"{"a": 1}"#, "a JSON array"),
+        ] {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            let malformed = try LogbookExecutable.run(["import", "bridges", directory, file])
+            #expect(malformed.status == 2, "\(text): \(malformed.standardError)")
+            #expect(malformed.standardError.contains(fragment), "\(malformed.standardError)")
+            #expect(!malformed.standardError.contains("Usage"))
+        }
+        try expectStillWorking(directory)
+    }
 }
