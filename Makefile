@@ -3,7 +3,7 @@
 
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
-.PHONY: demo test lint deps bench benchmarks
+.PHONY: demo test lint deps bench benchmarks fuzz
 
 # The demo measures throughput, so it runs an optimized build.
 demo: deps
@@ -24,8 +24,12 @@ benchmarks: deps
 	cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
 	cd Benchmarks && swift package benchmark thresholds check
 
+# libFuzzer over the decoders and importers, LOGBOOK_FUZZ_SECONDS each (default 8).
+fuzz: deps
+	bash scripts/fuzz.sh
+
 lint:
-	swift format lint --strict --recursive Sources Tests Package.swift
+	swift format lint --strict --recursive Sources Tests Package.swift Fuzz/Sources Fuzz/Package.swift
 
 deps:
 	@bash scripts/install-dependencies.sh

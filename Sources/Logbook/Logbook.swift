@@ -105,7 +105,8 @@ public final class Logbook: @unchecked Sendable {
         }
         // Another process appending to or rewriting the same log would corrupt it.
         let directoryLock =
-            !(fileSystem is PosixFileSystem) ? nil
+            !(fileSystem is PosixFileSystem)
+            ? nil
             : options.readOnly
                 ? try DirectoryLock.shared(directory: directory)
                 : try DirectoryLock(directory: directory)

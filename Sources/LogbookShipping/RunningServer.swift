@@ -15,22 +15,48 @@ public struct RunningServer: Sendable {
         "\(tls ? "https" : "http")://\(host):\(port)"
     }
 
-    /// Shuts the server down.
+    /// Starts shutting the server down and returns at once.
     public func stop() { task.cancel() }
+
+    /// Shuts the server down and returns once it has stopped listening (its port is free).
+    public func stopAndWait() async {
+        task.cancel()
+        _ = try? await task.value  // a cancelled server ends with CancellationError or not at all
+    }
 }
 
 extension ShippingServer {
     /// Starts the server in a task and returns once it listens (with port 0 in the
-    /// configuration, on a free port). Throws when the TLS files cannot be read.
+    /// configuration, on a free port). Throws when the TLS files cannot be read, and the
+    /// server's own error when it stops before listening (the port is in use, say).
     public func start() async throws -> RunningServer {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let application = try application { port in continuation.yield(port) }
-        let task = Task { try await application.run() }
-        var port = 0
+        let task = Task {
+            // However the server ends, the wait below must end too.
+            defer { continuation.finish() }
+            try await application.run()
+        }
+        var listening: Int?
         for await bound in ports {
-            port = bound
+            listening = bound
             break
         }
+        guard let port = listening else {
+            try await task.value
+            throw ServerStartError(port: configuration.port)
+        }
         return RunningServer(port: port, task: task, tls: configuration.tls != nil)
+    }
+}
+
+/// The server ended before it listened, without saying why.
+public struct ServerStartError: Error, CustomStringConvertible, Sendable {
+    /// The port it was to listen on.
+    public var port: Int
+
+    /// A one-line explanation.
+    public var description: String {
+        "the server stopped before it listened on port \(port) (is the port in use?)"
     }
 }

@@ -99,9 +99,9 @@ public struct ShippingServer: Sendable {
         do {
             shipped = try logbook.storedBatches(
                 from: from, maxBytes: min(asked, configuration.responseBytesMax), epochId: epoch)
-        } catch where error.code == .snapshotRequired {
+        } catch  where error.code == .snapshotRequired {
             throw HTTPError(.gone, message: "snapshot required: \(error.message)")
-        } catch where error.code == .diverged {
+        } catch  where error.code == .diverged {
             metrics.refused()
             throw HTTPError(.conflict, message: "diverged: \(error.message)")
         } catch {

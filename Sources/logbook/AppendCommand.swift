@@ -102,7 +102,8 @@ struct AppendCommand: AsyncParsableCommand {
             ? "nothing from \(source) was merged"
             : "lines 1–\(durableThroughLine) of \(source) are merged and durable"
         print("error: \(source)\(line.map { ":\($0)" } ?? ""): \(error)", to: &standardError)
-        print("  \(through); nothing after line \(durableThroughLine) was merged", to: &standardError)
+        print(
+            "  \(through); nothing after line \(durableThroughLine) was merged", to: &standardError)
         // After a refused change this keeps the earlier lines; a failed log refuses to close
         // cleanly, and what it synced is durable either way.
         try? logbook.close()

@@ -32,9 +32,10 @@ struct TokenOptions: ParsableArguments {
             guard let data = FileManager.default.contents(atPath: tokenFile) else {
                 throw ValidationError("--token-file \(tokenFile) cannot be read")
             }
-            let firstLine = String(decoding: data, as: UTF8.self).split(
-                separator: "\n", omittingEmptySubsequences: false
-            ).first.map(String.init) ?? ""
+            let firstLine =
+                String(decoding: data, as: UTF8.self).split(
+                    separator: "\n", omittingEmptySubsequences: false
+                ).first.map(String.init) ?? ""
             value = firstLine.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !value.isEmpty else {
                 throw ValidationError("--token-file \(tokenFile) holds no token on its first line")

@@ -59,7 +59,8 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "logbook-notalog-\(UUID().uuidString.prefix(8))"
         ).path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try LogbookExecutable.run([command, directory])
         #expect(result.status == 4, "\(result.standardError)")

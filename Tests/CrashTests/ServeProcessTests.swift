@@ -51,7 +51,10 @@ import Testing
         let tokenFile = directory + "-token"
         try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: tokenFile))
         process.arguments =
-            ["serve", directory, "--port", "\(port)", "--token-file", tokenFile, "--interval", "50"]
+            [
+                "serve", directory, "--port", "\(port)", "--token-file", tokenFile, "--interval",
+                "50",
+            ]
             + peers.flatMap { ["--peer", "http://127.0.0.1:\($0)"] }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

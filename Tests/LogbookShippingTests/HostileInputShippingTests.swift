@@ -51,6 +51,17 @@ import Testing
         try await expectWritable(node)
     }
 
+    @Test func aServerOnAPortInUseFailsToStartInsteadOfHanging() async throws {
+        let first = try TestNode(node: 1)
+        let second = try TestNode(node: 2)
+        defer {
+            first.stop()
+            second.stop()
+        }
+        try await first.start()
+        await #expect(throws: (any Error).self) { try await second.start(port: first.port) }
+    }
+
     @Test func anEmptyBodyIsABadRequest() async throws {
         let node = try TestNode(node: 1)
         defer { node.stop() }
@@ -127,6 +138,7 @@ import Testing
         let url = peer.url
 
         // The peer comes back from the copy, on the same address, and writes anew.
+        await peer.stopServing()  // the port must be free for the restart
         peer.stop()  // removes its directory: the copy takes its place
         try FileManager.default.copyItem(atPath: backup.path, toPath: peer.directory.path)
         peer = try TestNode(node: 1, at: peer.directory)

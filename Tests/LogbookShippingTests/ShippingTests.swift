@@ -71,6 +71,12 @@ final class TestNode: @unchecked Sendable {
         PeerPuller(logbook: logbook, peer: other.url, token: other.token, ledger: ledger)
     }
 
+    /// Stops the server and waits until its port is free (for a restart on the same port).
+    func stopServing() async {
+        await server?.stopAndWait()
+        server = nil
+    }
+
     /// Stops the server, closes the Logbook and, unless told to keep it, removes the
     /// directory. Safe to call twice.
     func stop(keepingDirectory: Bool = false) {

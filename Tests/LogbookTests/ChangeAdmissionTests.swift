@@ -160,10 +160,14 @@ import Testing
     func theLargestRemoteChangeRoundTripsAndTheNextIsRefused(limit: Limit) async throws {
         try await withLogbook { logbook in
             let (recordId, column, value) = limit.largest()
-            #expect(try await logbook.merge([change(recordId, column: column, value: value)]).count == 1)
+            #expect(
+                try await logbook.merge([change(recordId, column: column, value: value)]).count == 1
+            )
             let (refusedId, refusedColumn, refusedValue) = limit.firstRefused()
             await expectRefused(.invalidChange, naming: limit.name) { () throws(LogbookError) in
-                try await logbook.merge([change(refusedId, column: refusedColumn, value: refusedValue)])
+                try await logbook.merge([
+                    change(refusedId, column: refusedColumn, value: refusedValue)
+                ])
             }
             try await logbook.insertOrUpdate("e/after", fields: [("n", 1)])
         }

@@ -12,7 +12,8 @@ import Testing
     /// A log with `count` durable changes, written by one open (one epoch).
     private func write(_ logbook: Logbook, _ count: Int, tag: String) async throws {
         for number in 0..<count {
-            try await logbook.insertOrUpdate("\(tag)/\(number)", fields: [("n", .int(Int64(number)))])
+            try await logbook.insertOrUpdate(
+                "\(tag)/\(number)", fields: [("n", .int(Int64(number)))])
         }
         try logbook.sync()
     }
@@ -37,8 +38,10 @@ import Testing
         // The follower took everything.
         let taken = try logbook.storedBatches(from: 0, maxBytes: 1 << 30)
         let position = (offset: taken.nextOffset, epoch: taken.epochId)
-        #expect(try logbook.storedBatches(
-            from: position.offset, maxBytes: 1 << 20, epochId: position.epoch).batchCount == 0)
+        #expect(
+            try logbook.storedBatches(
+                from: position.offset, maxBytes: 1 << 20, epochId: position.epoch
+            ).batchCount == 0)
         try logbook.close()
 
         // The node is restored from the copy and writes again at the reused offsets.

@@ -17,7 +17,8 @@ import Testing
     @Test func aReadOnlyReplicaReplaysTheStateAndChangesNothing() async throws {
         let fileSystem = SimulatedFileSystem()
         let writer = try Logbook.open(
-            directory: "/node", nodeId: 3, options: smallLogOptions(.buffered, fileSystem: fileSystem))
+            directory: "/node", nodeId: 3,
+            options: smallLogOptions(.buffered, fileSystem: fileSystem))
         var workload = Workload(seed: 11)
         for _ in 0..<300 { _ = try await workload.step(writer) }
         let digest = writer.stateDigest()

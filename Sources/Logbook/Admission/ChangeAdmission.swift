@@ -22,8 +22,7 @@ enum ChangeAdmission {
 
     /// Checks a local write's id, columns and values; throws `.invalidChange` for the first
     /// field that breaks a bound.
-    static func checkLocalWrite(recordId: String, fields: [(String, Value)]) throws(LogbookError)
-    {
+    static func checkLocalWrite(recordId: String, fields: [(String, Value)]) throws(LogbookError) {
         if let reason = reasonToRefuse(recordId: recordId) {
             throw refusal(reason, recordId: recordId, column: nil)
         }

@@ -150,7 +150,9 @@ extension Logbook {
         var shipped = ShippedBatches(
             bytes: [], batchCount: 0, nextOffset: offset, durableOffset: durable,
             startOffset: start)
-        if let cursor { try readBatches(cursor, durable: durable, maxBytes: maxBytes, into: &shipped) }
+        if let cursor {
+            try readBatches(cursor, durable: durable, maxBytes: maxBytes, into: &shipped)
+        }
         let end = shipped.nextOffset
         shipped.epochId = end == 0 ? 0 : locked { log.epochId(holding: end - 1) }
         return shipped

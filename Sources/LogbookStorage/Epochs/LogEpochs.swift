@@ -57,7 +57,8 @@ struct LogEpochs: Hashable, Sendable {
         let size = try file.size()
         let sizeMax = Int64(countMax + 3) * 48
         guard size <= sizeMax else {
-            throw StorageError(.corruption, "epochs file of \(size) bytes exceeds \(sizeMax)", path: path)
+            throw StorageError(
+                .corruption, "epochs file of \(size) bytes exceeds \(sizeMax)", path: path)
         }
         guard let epochs = decode(try file.read(at: 0, count: Int(size))) else {
             throw StorageError(

@@ -154,7 +154,9 @@ struct SegmentManifest: Hashable, Sendable {
                 return .failure(failure)
             }
         }
-        guard let active else { return .failure(.init(message: "manifest names no active segment")) }
+        guard let active else {
+            return .failure(.init(message: "manifest names no active segment"))
+        }
         return .success(Self(sealed: sealed, activeBaseOffset: active, pendingSwap: swap))
     }
 }

@@ -90,7 +90,9 @@ enum SegmentRecovery {
         }
         let current = SegmentManifest(sealed: sealed, activeBaseOffset: activeBase)
         if current != manifest && !readOnly {
-            if checked == nil { report.manifestActions.append("created \(SegmentManifest.fileName)") }
+            if checked == nil {
+                report.manifestActions.append("created \(SegmentManifest.fileName)")
+            }
             try current.write(directory: directory, fileSystem: fileSystem)
         }
         return Outcome(sealed: sealed, active: active, report: report)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target (Fuzz/Sources/LogbookFuzz) for LOGBOOK_FUZZ_SECONDS each
+# (default 8: the CI tier, about a minute for all), starting from Fuzz/Seeds plus The
+# Goodies' fixtures when ../shared is present. A crash stops the run with the input saved
+# under .build-fuzz/artifacts/; turn it into a regression test (docs/TESTING.md#fuzzing).
+# The long tier: LOGBOOK_FUZZ_SECONDS=3600 scripts/fuzz.sh (millions of runs per target).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${LOGBOOK_FUZZ_SECONDS:-8}"
+targets="${LOGBOOK_FUZZ_TARGETS:-batch lz4-and-framing change-record crdt-lite-json goodies soda shipped-batches}"
+scratch="$PWD/.build-fuzz"
+
+(cd Fuzz && swift build --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer \
+    --product LogbookFuzz 2>&1 | grep -Ev '^\[|unhandled; explicitly declare' || true)
+binary="$scratch/debug/LogbookFuzz"
+[ -x "$binary" ] || { echo "fuzz: the build failed" >&2; exit 1; }
+
+mkdir -p "$scratch/artifacts"
+for target in $targets; do
+    corpus="$scratch/corpus/$target"
+    mkdir -p "$corpus"
+    cp -n Fuzz/Seeds/"$target"/* "$corpus"/ 2>/dev/null || true
+    if [ "$target" = goodies ] && [ -d ../shared/fixtures ]; then
+        cp -n ../shared/fixtures/goodies_*.json "$corpus"/ 2>/dev/null || true
+    fi
+    log="$scratch/$target.log"
+    # SWIFT_BACKTRACE off: libFuzzer, not the Swift runtime, must handle a crash to save it.
+    if ! SWIFT_BACKTRACE=enable=no LOGBOOK_FUZZ_TARGET="$target" "$binary" "$corpus" -max_total_time="$seconds" \
+        -max_len=65536 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
+        -artifact_prefix="$scratch/artifacts/$target-" >"$log" 2>&1; then
+        echo "fuzz: $target FAILED; input saved under $scratch/artifacts/" >&2
+        tail -40 "$log" >&2
+        exit 1
+    fi
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+    coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
+    echo "fuzz: $target ok: $runs runs in ${seconds}s, $coverage, corpus $(ls "$corpus" | wc -l)"
+done
