@@ -50,6 +50,11 @@ public struct PeerPuller: Sendable {
     public var bytesPerPull = 4 << 20
     /// The largest snapshot accepted.
     public var snapshotBytesMax = 1 << 30
+    /// The longest one pull may take, from request to last byte (plus the long poll's
+    /// wait); a slower peer fails the pull.
+    public var transferTimeout = Duration.seconds(30)
+    /// The longest a snapshot transfer may take, from request to last byte.
+    public var snapshotTimeout = Duration.seconds(300)
     /// While pulls keep finding new batches, acknowledge at most this often (each
     /// acknowledgement costs the peer a durable ledger write); a catch-up that reaches the
     /// peer's high watermark always acknowledges before it returns.
@@ -169,17 +174,18 @@ public struct PeerPuller: Sendable {
     {
         var url = "\(peer)/log?from=\(cursor)&max_bytes=\(bytesPerPull)"
         if let epoch, cursor > 0 { url += "&epoch=\(epoch)" }
-        var timeout = TimeAmount.seconds(30)
+        var timeout = transferTimeout
         if let wait {
             let milliseconds =
                 wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
             url += "&wait_ms=\(milliseconds)"
-            timeout = timeout + .milliseconds(milliseconds)
+            timeout += wait
         }
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        let response = try await client.execute(request, timeout: timeout)
-        let body = try await response.body.collect(upTo: bytesPerPull + (1 << 20))
+        let response = try await transfer(
+            request, within: timeout, bodyBytesMax: bytesPerPull + (1 << 20))
+        let body = response.body
         if response.status == .gone { return .snapshotRequired }
         if response.status == .conflict { return .diverged }
         guard response.status == .ok else {
@@ -225,8 +231,9 @@ public struct PeerPuller: Sendable {
     private func restoreFromSnapshot(_ report: inout Report) async throws -> UInt64 {
         var request = HTTPClientRequest(url: "\(peer)/snapshot")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        let response = try await client.execute(request, timeout: .seconds(300))
-        let body = try await response.body.collect(upTo: snapshotBytesMax)
+        let response = try await transfer(
+            request, within: snapshotTimeout, bodyBytesMax: snapshotBytesMax)
+        let body = response.body
         guard response.status == .ok,
             let covered = response.headers.first(name: ShippingHeaders.nextOffset).flatMap(
                 UInt64.init)
@@ -273,8 +280,8 @@ public struct PeerPuller: Sendable {
             #"{"node": \#(logbook.nodeId), "offset": \#(offset), "#
             + #""log_end": \#(logbook.durableOffset), "collected_below": \#(logbook.collectedBelow)}"#
         request.body = .bytes(ByteBuffer(string: body))
-        let response = try await client.execute(request, timeout: .seconds(10))
-        let answer = try await response.body.collect(upTo: 1 << 16)
+        let response = try await transfer(request, within: .seconds(10), bodyBytesMax: 1 << 16)
+        let answer = response.body
         guard response.status == .noContent else {
             throw Failure(
                 message: "\(peer): acknowledgement refused with \(response.status.code) "

@@ -1,4 +1,7 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
 import Logbook
 import LogbookCRDT
 import LogbookShipping
@@ -60,6 +63,42 @@ import Testing
         }
         try await first.start()
         await #expect(throws: (any Error).self) { try await second.start(port: first.port) }
+    }
+
+    @Test func aPeerThatTricklesItsBodyFailsThePullAtTheDeadline() async throws {
+        // A peer that answers at once, then sends a byte every 200 ms, for ever.
+        let router = Router()
+        router.get("log") { _, _ in
+            var headers = HTTPFields()
+            headers[HTTPField.Name("Logbook-Durable-Offset")!] = "10"
+            headers[HTTPField.Name("Logbook-Next-Offset")!] = "10"
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody { writer in
+                    while true {
+                        try await writer.write(ByteBuffer(bytes: [0]))
+                        try await Task.sleep(for: .milliseconds(200))
+                    }
+                })
+        }
+        let (port, task) = await serve(router)
+        defer { task.cancel() }
+        let follower = try TestNode(node: 2)
+        defer { follower.stop() }
+        var puller = PeerPuller(
+            logbook: follower.logbook, peer: "http://127.0.0.1:\(port)", token: "t",
+            ledger: follower.ledger)
+        puller.transferTimeout = .seconds(1)
+        let started = ContinuousClock.now
+        do {
+            _ = try await puller.catchUp()
+            Issue.record("a trickling answer was accepted")
+        } catch {
+            #expect("\(error)".contains("no complete answer within"), "\(error)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(follower.ledger.cursor(for: "http://127.0.0.1:\(port)") == 0)
+        try await follower.logbook.insertOrUpdate("e/still", fields: [("n", 1)])
     }
 
     @Test func anEmptyBodyIsABadRequest() async throws {
