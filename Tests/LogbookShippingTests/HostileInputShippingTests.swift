@@ -1,12 +1,12 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOCore
 import Logbook
 import LogbookCRDT
 import LogbookShipping
 import LogbookStorage
 import LogbookTesting
+import NIOCore
 import Testing
 
 // A node fed by hostile clients and peers: changes over the limits are refused with 400 (a
