@@ -34,7 +34,8 @@ extension Logbook {
 
     /// crdt-lite's state-based sync: see `CRDT.getChangesSince`.
     public func getChangesSince(_ version: UInt64) -> [Change<String, String, Value>] {
-        locked { crdt.getChangesSince(version) }
+        // Walked on a copy-on-write copy taken under the lock: writers do not wait for it.
+        locked { crdt.copy() }.getChangesSince(version)
     }
 
     /// The offset the next record gets; every record below it has been accepted.

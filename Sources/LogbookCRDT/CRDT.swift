@@ -73,6 +73,17 @@ public final class CRDT<
         clock.setTime(highestVersion)
     }
 
+    /// A copy of this replica (same node, clock, data, tombstones and parent) that shares
+    /// storage with it until either changes: O(1) to take, so a reader can take one under
+    /// a lock and do its O(state) work (a snapshot, a sync) outside it.
+    public func copy() -> CRDT<K, C, V> {
+        let copy = CRDT(nodeId: nodeId, parent: parent)
+        copy.clock = clock
+        copy.data = data
+        copy.tombstones = tombstones
+        return copy
+    }
+
     /// Moves the clock forward to `time` if it is behind; never backward. For replicas
     /// restored from a log that also recorded clock advances no change carried.
     @inlinable public func advanceClock(to time: UInt64) {

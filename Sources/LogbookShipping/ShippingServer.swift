@@ -163,19 +163,42 @@ public struct ShippingServer: Sendable {
         guard let format = ChangeJSONFormat(rawValue: formatName) else {
             throw HTTPError(.badRequest, message: "format must be rust or swift")
         }
-        var body = Data("[".utf8)
-        for (index, change) in changes.enumerated() {
-            if index > 0 { body.append(UInt8(ascii: ",")) }
-            do { body.append(try ChangeJSON.encode(change, format: format)) } catch {
-                throw HTTPError(.internalServerError, message: "\(error)")
-            }
-        }
-        body.append(UInt8(ascii: "]"))
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         return Response(
-            status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                try await Self.stream(changes, format: format, to: &writer)
+            })
     }
+
+    /// Writes `changes` as a JSON array in chunks of about `jsonChunkBytes`, yielding
+    /// between them: memory stays bounded by a chunk, and a large state (a snapshot of
+    /// 100,000 records) does not hold a thread of the cooperative pool from start to end.
+    /// A change that cannot be encoded (a NaN logged before NaN was refused) cuts the
+    /// response short, which the receiver sees as malformed JSON.
+    static func stream(
+        _ changes: [Change<String, String, Value>], format: ChangeJSONFormat,
+        to writer: inout any ResponseBodyWriter
+    ) async throws {
+        var chunk = Data("[".utf8)
+        chunk.reserveCapacity(jsonChunkBytes + 4096)
+        for (index, change) in changes.enumerated() {
+            if index > 0 { chunk.append(UInt8(ascii: ",")) }
+            chunk.append(try ChangeJSON.encode(change, format: format))
+            if chunk.count >= jsonChunkBytes {
+                try await writer.write(ByteBuffer(bytes: chunk))
+                chunk.removeAll(keepingCapacity: true)
+                await Task.yield()
+            }
+        }
+        chunk.append(UInt8(ascii: "]"))
+        try await writer.write(ByteBuffer(bytes: chunk))
+        try await writer.finish(nil)
+    }
+
+    /// The size of one written piece of a JSON answer.
+    static let jsonChunkBytes = 1 << 20
 
     private func mergeChanges(_ request: Request) async throws -> Response {
         let data = try await body(of: request)

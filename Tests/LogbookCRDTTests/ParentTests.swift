@@ -68,3 +68,20 @@ import Testing
         #expect(changes.map(\.localDbVersion) == changes.map(\.localDbVersion).sorted())
     }
 }
+
+// `copy()` is a snapshot: O(1) to take, and neither side sees the other's later writes.
+@Suite struct CopyTests {
+    @Test func aCopyKeepsItsStateWhileTheOriginalMovesOn() {
+        let original = CRDT<String, String, Int>(nodeId: 1)
+        original.insertOrUpdate("a", fields: [("x", 1)])
+        let copy = original.copy()
+        original.insertOrUpdate("a", fields: [("x", 2)])
+        original.deleteRecord("b")
+        copy.insertOrUpdate("c", fields: [("y", 3)])
+        #expect(copy.getRecord("a")?.field("x") == 1)
+        #expect(!copy.isTombstoned("b"))
+        #expect(original.getRecord("c") == nil)
+        #expect(original.getClock().currentTime() == 3)
+        #expect(copy.getClock().currentTime() == 2)
+    }
+}

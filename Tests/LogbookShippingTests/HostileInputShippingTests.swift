@@ -101,6 +101,27 @@ import Testing
         try await follower.logbook.insertOrUpdate("e/still", fields: [("n", 1)])
     }
 
+    @Test func aSnapshotLargerThanOneChunkStreamsWhole() async throws {
+        let node = try TestNode(node: 1)
+        defer { node.stop() }
+        try await node.start()
+        let client = CRDT<String, String, Value>(nodeId: 7)
+        var changes: [Change<String, String, Value>] = []
+        for number in 0..<12_000 {
+            changes += client.insertOrUpdate(
+                "entity/\(number)", fields: [("name", .string("a lamp of the long hall \(number)"))]
+            )
+        }
+        try await node.logbook.merge(changes)
+        let (status, body) = try await node.send("/snapshot")
+        #expect(status == 200)
+        #expect(body.utf8.count > 1 << 20, "more than one chunk")
+        let decoded = try JSONDecoder().decode(
+            [Change<String, String, Value>].self, from: Data(body.utf8))
+        #expect(decoded.count == 12_000)
+        #expect(Set(decoded.map(\.recordId)).count == 12_000)
+    }
+
     @Test func anEmptyBodyIsABadRequest() async throws {
         let node = try TestNode(node: 1)
         defer { node.stop() }

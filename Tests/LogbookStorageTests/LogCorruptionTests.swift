@@ -8,12 +8,7 @@ import Testing
 // reported with its file and position and never accepted; an invalid batch with valid batches
 // after it is corruption, not a torn tail.
 @Suite struct LogCorruptionTests {
-    private var settings: LogConfiguration {
-        var configuration = LogConfiguration()
-        configuration.segmentSizeMax = 4096
-        configuration.batchSizeTarget = 60
-        return configuration
-    }
+    private let settings = smallSegments(batchSizeTarget: 60)
 
     /// Writes `count` small records in batches of about three; returns them.
     private func writeSmallLog(at path: String, count: Int, sealFirstSegment: Bool = false) throws

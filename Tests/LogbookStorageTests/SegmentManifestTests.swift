@@ -8,12 +8,7 @@ import Testing
 // offsets named, instead of opening a shorter history. A swap file is applied only when it
 // is the rewrite the manifest recorded; anything else is set aside and reported.
 @Suite struct SegmentManifestTests {
-    private var settings: LogConfiguration {
-        var configuration = LogConfiguration()
-        configuration.segmentSizeMax = 4096
-        configuration.batchSizeTarget = 200
-        return configuration
-    }
+    private let settings = smallSegments(batchSizeTarget: 200)
 
     /// A log of `count` records over several segments; returns the segment file names.
     private func writeLog(at path: String, count: Int = 600) throws -> [String] {

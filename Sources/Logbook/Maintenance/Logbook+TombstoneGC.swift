@@ -43,19 +43,20 @@ extension Logbook {
     /// column and tombstone (`getChangesSince(0)`), plus a deletion for every fenced record,
     /// so the receiver cannot re-insert one while a peer still holds its tombstone.
     public func snapshotChanges() -> [Change<String, String, Value>] {
-        locked {
-            var changes = crdt.getChangesSince(0)
-            for round in collection.rounds {
-                for record in round.records {
-                    changes.append(
-                        Change(
-                            recordId: record.id, colName: nil, value: nil,
-                            colVersion: tombstoneColumnVersion, dbVersion: record.dbVersion,
-                            nodeId: record.nodeId, localDbVersion: record.dbVersion))
-                }
+        // The state is copied (copy-on-write, O(1)) under the lock and read outside it, so
+        // writers wait for the copy, not for the O(state) walk and sort.
+        let (state, rounds) = locked { (crdt.copy(), collection.rounds) }
+        var changes = state.getChangesSince(0)
+        for round in rounds {
+            for record in round.records {
+                changes.append(
+                    Change(
+                        recordId: record.id, colName: nil, value: nil,
+                        colVersion: tombstoneColumnVersion, dbVersion: record.dbVersion,
+                        nodeId: record.nodeId, localDbVersion: record.dbVersion))
             }
-            return changes
         }
+        return changes
     }
 
     // MARK: For the collector
