@@ -42,6 +42,10 @@ struct DemoShipping {
         print(
             "both wrote 1000 updates to the same 200 records; digests \(nodes[0].logbook.stateDigest()) and \(nodes[1].logbook.stateDigest())"
         )
+        // Each node registers the other: a node takes acknowledgements (which gate its
+        // tombstone GC) from registered peers only.
+        try nodes[0].ledger.register(2)
+        try nodes[1].ledger.register(1)
         func pull(_ receiver: Int, from sender: Int) async throws -> PeerPuller.Report {
             try await PeerPuller(
                 logbook: nodes[receiver].logbook, peer: nodes[sender].url, token: token,
@@ -57,10 +61,8 @@ struct DemoShipping {
         var same = nodes[0].logbook.stateDigest() == nodes[1].logbook.stateDigest()
         print("converged: \(same ? "yes" : "NO"), digest \(nodes[0].logbook.stateDigest())")
 
-        // Tombstone GC: each node registers the other; node 1 deletes records; after the
-        // exchange both collect the tombstones, fenced until the other has collected too.
-        try nodes[0].ledger.register(2)
-        try nodes[1].ledger.register(1)
+        // Tombstone GC: node 1 deletes records; after the exchange both collect the
+        // tombstones, fenced until the other has collected too.
         for number in 0..<20 { try await nodes[0].logbook.deleteRecord("entity/device-\(number)") }
         var options = TombstoneCollectionOptions()
         options.retentionSeconds = 0  // the default is a day
