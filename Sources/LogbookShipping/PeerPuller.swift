@@ -48,8 +48,12 @@ public struct PeerPuller: Sendable {
     let client: HTTPClient
     /// The largest body asked for in one pull.
     public var bytesPerPull = 4 << 20
-    /// The largest snapshot accepted.
+    /// The largest snapshot page accepted.
     public var snapshotBytesMax = 1 << 30
+    /// Changes asked for per snapshot page (whole records, so a page may hold more).
+    public var snapshotPageChanges = 10_000
+    /// The most pages one snapshot may take: a peer that never ends it fails the pull.
+    public var snapshotPagesMax = 1 << 20
     /// The longest one pull may take, from request to last byte (plus the long poll's
     /// wait); a slower peer fails the pull.
     public var transferTimeout = Duration.seconds(30)
@@ -229,34 +233,64 @@ public struct PeerPuller: Sendable {
 
     /// Merges the peer's `GET /snapshot` and moves the cursor to the offset it covers.
     private func restoreFromSnapshot(_ report: inout Report) async throws -> UInt64 {
-        var request = HTTPClientRequest(url: "\(peer)/snapshot")
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        let response = try await transfer(
-            request, within: snapshotTimeout, bodyBytesMax: snapshotBytesMax)
-        let body = response.body
-        guard response.status == .ok,
-            let covered = response.headers.first(name: ShippingHeaders.nextOffset).flatMap(
-                UInt64.init)
-        else {
-            throw Failure(message: "\(peer): snapshot refused with \(response.status.code)")
-        }
-        let changes: [Change<String, String, Value>]
-        do {
-            changes = try JSONDecoder().decode(
-                [Change<String, String, Value>].self, from: Data(body.readableBytesView))
-        } catch {
-            throw Failure(message: "\(peer): the snapshot is not crdt-lite JSON: \(error)")
-        }
-        let accepted = try await logbook.merge(changes)
-        try logbook.sync()
-        let nodeId = response.headers.first(name: ShippingHeaders.nodeId).flatMap(UInt64.init)
-        let epoch = response.headers.first(name: ShippingHeaders.epoch).flatMap(UInt64.init)
-        try ledger.setCursor(covered, epoch: epoch, for: peer, nodeId: nodeId)
+        // Page by page: each page is merged and synced before the next is asked for, so
+        // neither side holds the whole state. The cursor moves only after the last page, to
+        // what the first page covered (the state only grows while it pages).
+        var first: (covered: UInt64, epoch: UInt64?, nodeId: UInt64?)?
+        var after: String?
+        var lastRecordId: String?
+        var pages = 0
+        repeat {
+            var url = "\(peer)/snapshot?page_changes=\(snapshotPageChanges)"
+            if let after { url += "&after=\(after)" }
+            var request = HTTPClientRequest(url: url)
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            let response = try await transfer(
+                request, within: snapshotTimeout, bodyBytesMax: snapshotBytesMax)
+            guard response.status == .ok,
+                let covered = response.headers.first(name: ShippingHeaders.nextOffset).flatMap(
+                    UInt64.init)
+            else {
+                throw Failure(message: "\(peer): snapshot refused with \(response.status.code)")
+            }
+            let changes: [Change<String, String, Value>]
+            do {
+                changes = try JSONDecoder().decode(
+                    [Change<String, String, Value>].self,
+                    from: Data(response.body.readableBytesView))
+            } catch {
+                throw Failure(message: "\(peer): the snapshot is not crdt-lite JSON: \(error)")
+            }
+            let accepted = try await logbook.merge(changes)
+            try logbook.sync()
+            report.received += changes.count
+            report.accepted += accepted.count
+            if first == nil {
+                first = (
+                    covered,
+                    response.headers.first(name: ShippingHeaders.epoch).flatMap(UInt64.init),
+                    response.headers.first(name: ShippingHeaders.nodeId).flatMap(UInt64.init)
+                )
+            }
+            // Pages hold records in ascending id order; one that goes back would let a
+            // hostile or broken peer page for ever.
+            if let previous = lastRecordId, let firstId = changes.first?.recordId,
+                firstId <= previous
+            {
+                throw Failure(message: "\(peer): a snapshot page went back to \(firstId)")
+            }
+            lastRecordId = changes.last?.recordId ?? lastRecordId
+            after = response.headers.first(name: ShippingHeaders.snapshotAfter)
+            pages += 1
+            guard pages <= snapshotPagesMax else {
+                throw Failure(message: "\(peer): the snapshot runs past \(snapshotPagesMax) pages")
+            }
+        } while after != nil
+        guard let first else { return ledger.cursor(for: peer) }
+        try ledger.setCursor(first.covered, epoch: first.epoch, for: peer, nodeId: first.nodeId)
         report.snapshots += 1
-        report.received += changes.count
-        report.accepted += accepted.count
-        try await acknowledge(covered)
-        return covered
+        try await acknowledge(first.covered)
+        return first.covered
     }
 
     /// Acknowledges `offset` when `acknowledgementInterval` has passed since `last` (and then

@@ -12,6 +12,9 @@ public enum ShippingHeaders {
     public static let batchCount = "Logbook-Batch-Count"
     /// The acknowledging node's id, on `POST /ack`.
     public static let peerId = "Logbook-Peer-Id"
+    /// On a snapshot page that is not the last: the (percent-encoded) record id to ask
+    /// `after` for the next page.
+    public static let snapshotAfter = "Logbook-Snapshot-After"
     /// The epoch of the record just before `Logbook-Next-Offset`: with it, the position the
     /// receiver holds, stated back as `epoch=` on its next `GET /log`.
     public static let epoch = "Logbook-Epoch"

@@ -19,8 +19,10 @@ import NIOSSL
 ///   durable end, is 409 "diverged" and the follower resyncs from the snapshot. With `wait_ms`, a request with nothing durable at or after OFFSET yet is held
 ///   up to W ms (a long poll, as a Kafka follower's fetch wait) and answered as soon as
 ///   something is.
-/// - `GET /snapshot`: the live state as crdt-lite JSON (`Logbook.snapshotChanges()`:
-///   `getChangesSince(0)` plus a deletion per fenced record).
+/// - `GET /snapshot[?page_changes=N&after=ID]`: the live state as crdt-lite JSON
+///   (`Logbook.snapshotChanges()`: `getChangesSince(0)` plus a deletion per fenced record);
+///   with `page_changes`, one page of whole records in id order after ID, and
+///   `Logbook-Snapshot-After` (percent-encoded) naming where the next page starts.
 /// - `POST /ack` with `{"node": ID, "offset": N, "log_end": E, "collected_below": C}`: the
 ///   peer has merged our log below N; its own durable log end was E and its GC frontier C
 ///   (both optional; tombstone GC needs them, see docs/maintenance.md).
@@ -136,7 +138,27 @@ public struct ShippingServer: Sendable {
     /// merging them again changes nothing).
     private func snapshot(_ request: Request) throws -> Response {
         let durable = logbook.durableOffset
-        var response = try jsonChanges(logbook.snapshotChanges(), request)
+        let query = request.uri.queryParameters
+        guard let pageText = query.get("page_changes") else {
+            // Unpaged, for followers from before pages.
+            var response = try jsonChanges(logbook.snapshotChanges(), request)
+            response.headers[field(ShippingHeaders.nextOffset)] = String(durable)
+            response.headers[field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
+            response.headers[field(ShippingHeaders.epoch)] = String(
+                durable == 0 ? 0 : logbook.epochId(holding: durable - 1))
+            return response
+        }
+        guard let pageChanges = Int(pageText), pageChanges > 0 else {
+            throw HTTPError(.badRequest, message: "page_changes must be a positive number")
+        }
+        let page = logbook.snapshotPage(
+            after: query.get("after"),  // Hummingbird has already percent-decoded it
+            changesMax: min(pageChanges, configuration.changesPerResponseMax))
+        var response = try jsonChanges(page.changes, request)
+        if let next = page.nextAfter {
+            response.headers[field(ShippingHeaders.snapshotAfter)] =
+                next.addingPercentEncoding(withAllowedCharacters: Self.unreservedASCII) ?? ""
+        }
         response.headers[field(ShippingHeaders.nextOffset)] = String(durable)
         response.headers[field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
         response.headers[field(ShippingHeaders.epoch)] = String(
@@ -196,6 +218,10 @@ public struct ShippingServer: Sendable {
         try await writer.write(ByteBuffer(bytes: chunk))
         try await writer.finish(nil)
     }
+
+    /// RFC 3986's unreserved characters: all a percent-encoded header value keeps as is.
+    static let unreservedASCII = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// The size of one written piece of a JSON answer.
     static let jsonChunkBytes = 1 << 20

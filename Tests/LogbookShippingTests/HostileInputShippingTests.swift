@@ -122,6 +122,60 @@ import Testing
         #expect(Set(decoded.map(\.recordId)).count == 12_000)
     }
 
+    @Test func aFollowerTakesASnapshotPageByPage() async throws {
+        let nodes = try await TestNode.started(2)
+        defer { for node in nodes { node.stop() } }
+        let (peer, follower) = (nodes[0], nodes[1])
+        // Ids that need percent-encoding in a header and a query, and plenty of them.
+        let odd = ["r/é", "r/a b", "r/100%", "r/%41", "r/+&=?", "r/\u{1F600}"]
+        for id in odd + (0..<40).map({ "r/\($0)" }) {
+            try await peer.logbook.insertOrUpdate(id, fields: [("a", 1), ("b", .string(id))])
+        }
+        try await peer.logbook.deleteRecord("r/7")
+        try peer.logbook.sync()
+        // A cursor past the peer's end: the peer answers 409 and the follower resyncs.
+        try follower.ledger.setCursor(1_000_000, for: peer.url, nodeId: 1)
+        var puller = follower.puller(from: peer)
+        puller.snapshotPageChanges = 5
+        let report = try await puller.catchUp()
+        #expect(report.divergences == 1)
+        #expect(report.snapshots == 1)
+        #expect(report.received == 45 * 2 + 1, "every column of 45 records and 1 deletion")
+        #expect(follower.logbook.stateDigest() == peer.logbook.stateDigest())
+        for id in odd { #expect(follower.logbook.getRecord(id)?.field("b") == .string(id)) }
+    }
+
+    @Test func aPeerWhoseSnapshotNeverEndsFailsThePull() async throws {
+        // Answers every pull with 409 and every snapshot page with the same page and a
+        // "next page" header: a follower must not page for ever.
+        let router = Router()
+        router.get("log") { _, _ -> Response in Response(status: .conflict) }
+        router.get("snapshot") { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[HTTPField.Name("Logbook-Next-Offset")!] = "5"
+            headers[HTTPField.Name("Logbook-Snapshot-After")!] = "r%2F1"
+            let page =
+                #"[{"recordId":"r/1","colName":"a","value":1,"colVersion":1,"#
+                + #""dbVersion":1,"nodeId":3,"localDbVersion":1,"flags":0}]"#
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
+        }
+        let (port, task) = await serve(router)
+        defer { task.cancel() }
+        let follower = try TestNode(node: 2)
+        defer { follower.stop() }
+        let puller = PeerPuller(
+            logbook: follower.logbook, peer: "http://127.0.0.1:\(port)", token: "t",
+            ledger: follower.ledger)
+        do {
+            _ = try await puller.catchUp()
+            Issue.record("an endless snapshot was accepted")
+        } catch {
+            #expect("\(error)".contains("went back"), "\(error)")
+        }
+        #expect(follower.ledger.cursor(for: "http://127.0.0.1:\(port)") == 0)
+    }
+
     @Test func anEmptyBodyIsABadRequest() async throws {
         let node = try TestNode(node: 1)
         defer { node.stop() }
