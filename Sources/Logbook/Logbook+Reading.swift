@@ -34,8 +34,10 @@ extension Logbook {
 
     /// crdt-lite's state-based sync: see `CRDT.getChangesSince`.
     public func getChangesSince(_ version: UInt64) -> [Change<String, String, Value>] {
-        // Walked on a copy-on-write copy taken under the lock: writers do not wait for it.
-        locked { crdt.copy() }.getChangesSince(version)
+        // Under the lock, not on a copy: clients poll this with recent versions, and a
+        // copy-on-write copy would make the next write copy the whole state. The full-state
+        // read (`snapshotChanges`) is the one that copies.
+        locked { crdt.getChangesSince(version) }
     }
 
     /// The offset the next record gets; every record below it has been accepted.

@@ -142,10 +142,7 @@ public struct ShippingServer: Sendable {
         guard let pageText = query.get("page_changes") else {
             // Unpaged, for followers from before pages.
             var response = try jsonChanges(logbook.snapshotChanges(), request)
-            response.headers[field(ShippingHeaders.nextOffset)] = String(durable)
-            response.headers[field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
-            response.headers[field(ShippingHeaders.epoch)] = String(
-                durable == 0 ? 0 : logbook.epochId(holding: durable - 1))
+            addPosition(covering: durable, to: &response)
             return response
         }
         guard let pageChanges = Int(pageText), pageChanges > 0 else {
@@ -159,11 +156,17 @@ public struct ShippingServer: Sendable {
             response.headers[field(ShippingHeaders.snapshotAfter)] =
                 next.addingPercentEncoding(withAllowedCharacters: Self.unreservedASCII) ?? ""
         }
+        addPosition(covering: durable, to: &response)
+        return response
+    }
+
+    /// The position a snapshot leaves its receiver at: it covers every offset below
+    /// `durable`, in the epoch of the record before it, from this node.
+    private func addPosition(covering durable: UInt64, to response: inout Response) {
         response.headers[field(ShippingHeaders.nextOffset)] = String(durable)
         response.headers[field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
         response.headers[field(ShippingHeaders.epoch)] = String(
             durable == 0 ? 0 : logbook.epochId(holding: durable - 1))
-        return response
     }
 
     private func changes(_ request: Request) throws -> Response {
