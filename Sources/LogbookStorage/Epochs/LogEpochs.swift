@@ -51,16 +51,11 @@ struct LogEpochs: Hashable, Sendable {
 
     static func read(directory: String, fileSystem: any FileSystem) throws(StorageError) -> Self {
         let path = directory + "/" + fileName
-        guard fileSystem.exists(path) else { return LogEpochs() }
-        let file = try fileSystem.open(path, mode: .read)
-        defer { try? file.close() }  // read-only: nothing to lose
-        let size = try file.size()
-        let sizeMax = Int64(countMax + 3) * 48
-        guard size <= sizeMax else {
-            throw StorageError(
-                .corruption, "epochs file of \(size) bytes exceeds \(sizeMax)", path: path)
-        }
-        guard let epochs = decode(try file.read(at: 0, count: Int(size))) else {
+        guard
+            let bytes = try ChecksummedLines.read(
+                path, sizeMax: Int64(countMax + 3) * 48, fileSystem: fileSystem)
+        else { return LogEpochs() }
+        guard let epochs = decode(bytes) else {
             throw StorageError(
                 .corruption,
                 "the epochs file is damaged; remove it to start afresh (followers then resync "
@@ -70,26 +65,18 @@ struct LogEpochs: Hashable, Sendable {
     }
 
     func write(directory: String, fileSystem: any FileSystem) throws(StorageError) {
-        var text = Self.header + "\n"
-        for epoch in epochs { text += "\(epoch.id) \(epoch.startOffset)\n" }
-        var bytes = Array(text.utf8)
-        bytes += Array("crc32c \(String(CRC32C.checksum(bytes), radix: 16))\n".utf8)
+        let bytes = ChecksummedLines.encode(
+            header: Self.header, lines: epochs.map { "\($0.id) \($0.startOffset)" })
         try fileSystem.replaceFile(directory + "/" + Self.fileName, with: bytes, durable: true)
     }
 
     static func decode(_ bytes: [UInt8]) -> Self? {
-        var lines = String(decoding: bytes, as: UTF8.self).split(
-            separator: "\n", omittingEmptySubsequences: false)
-        guard lines.last == "", lines.count >= 3 else { return nil }
-        lines.removeLast()
-        guard let crcLine = lines.popLast(), crcLine.hasPrefix("crc32c "),
-            let stored = UInt32(crcLine.dropFirst(7), radix: 16),
-            bytes.count > crcLine.utf8.count,
-            CRC32C.checksum(Array(bytes[..<(bytes.count - crcLine.utf8.count - 1)])) == stored,
-            lines.first == Substring(header)
+        guard
+            case .success(let lines) = ChecksummedLines.decode(
+                bytes, header: header, kind: "epochs")
         else { return nil }
         var result = LogEpochs()
-        for line in lines.dropFirst() {
+        for line in lines {
             let fields = line.split(separator: " ")
             guard fields.count == 2, let id = UInt64(fields[0]), id != 0,
                 let start = UInt64(fields[1]),

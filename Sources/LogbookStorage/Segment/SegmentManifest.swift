@@ -60,16 +60,10 @@ struct SegmentManifest: Hashable, Sendable {
     /// manifest that is damaged or malformed.
     static func read(directory: String, fileSystem: any FileSystem) throws(StorageError) -> Self? {
         let path = directory + "/" + fileName
-        guard fileSystem.exists(path) else { return nil }
-        let file = try fileSystem.open(path, mode: .read)
-        defer { try? file.close() }  // read-only: nothing to lose
-        let size = try file.size()
-        let sizeMax = Int64(Limits.segmentCountMax) * 64 + 256
-        guard size <= sizeMax else {
-            throw StorageError(
-                .corruption, "manifest of \(size) bytes exceeds \(sizeMax)", path: path)
-        }
-        let bytes = try file.read(at: 0, count: Int(size))
+        guard
+            let bytes = try ChecksummedLines.read(
+                path, sizeMax: Int64(Limits.segmentCountMax) * 64 + 256, fileSystem: fileSystem)
+        else { return nil }
         switch decode(bytes) {
         case .success(let manifest): return manifest
         case .failure(let reason):
@@ -86,42 +80,20 @@ struct SegmentManifest: Hashable, Sendable {
     }
 
     func encoded() -> [UInt8] {
-        var text = Self.header + "\n"
-        for segment in sealed { text += "sealed \(segment.baseOffset) \(segment.sizeBytes)\n" }
-        text += "active \(activeBaseOffset)\n"
+        var lines = sealed.map { "sealed \($0.baseOffset) \($0.sizeBytes)" }
+        lines.append("active \(activeBaseOffset)")
         if let swap = pendingSwap {
-            text += "swap \(swap.range.lowerBound) \(swap.range.upperBound) \(swap.sizeBytes) "
-            text += "\(swap.lastBatchCRC)\n"
+            lines.append(
+                "swap \(swap.range.lowerBound) \(swap.range.upperBound) \(swap.sizeBytes) "
+                    + "\(swap.lastBatchCRC)")
         }
-        var bytes = Array(text.utf8)
-        let crc = CRC32C.checksum(bytes)
-        bytes += Array("crc32c \(String(crc, radix: 16))\n".utf8)
-        return bytes
+        return ChecksummedLines.encode(header: Self.header, lines: lines)
     }
 
-    struct DecodeFailure: Error {
-        var message: String
-    }
+    typealias DecodeFailure = ChecksummedLines.DecodeFailure
 
     static func decode(_ bytes: [UInt8]) -> Result<Self, DecodeFailure> {
-        let text = String(decoding: bytes, as: UTF8.self)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.last == "" else { return .failure(.init(message: "manifest is cut short")) }
-        lines.removeLast()
-        guard let crcLine = lines.last, crcLine.hasPrefix("crc32c "),
-            let stored = UInt32(crcLine.dropFirst(7), radix: 16)
-        else {
-            return .failure(.init(message: "manifest has no checksum line"))
-        }
-        let covered = bytes.count - crcLine.utf8.count - 1
-        guard covered >= 0, CRC32C.checksum(Array(bytes[..<covered])) == stored else {
-            return .failure(.init(message: "manifest checksum mismatch"))
-        }
-        lines.removeLast()
-        guard lines.first == Substring(header) else {
-            return .failure(.init(message: "not a segment manifest (expected '\(header)')"))
-        }
-        return parse(lines.dropFirst())
+        ChecksummedLines.decode(bytes, header: header, kind: "manifest").flatMap(parse)
     }
 
     private static func parse(_ lines: ArraySlice<Substring>) -> Result<Self, DecodeFailure> {
@@ -131,7 +103,7 @@ struct SegmentManifest: Hashable, Sendable {
         for (number, line) in zip(2..., lines) {
             let fields = line.split(separator: " ")
             let numbers = fields.dropFirst().map { UInt64($0) }
-            let failure = DecodeFailure(message: "manifest line \(number) is malformed: \(line)")
+            let failure = DecodeFailure("manifest line \(number) is malformed: \(line)")
             guard !numbers.contains(nil) else { return .failure(failure) }
             let values = numbers.compactMap { $0 }
             switch (fields.first, values.count) {
@@ -155,7 +127,7 @@ struct SegmentManifest: Hashable, Sendable {
             }
         }
         guard let active else {
-            return .failure(.init(message: "manifest names no active segment"))
+            return .failure(.init("manifest names no active segment"))
         }
         return .success(Self(sealed: sealed, activeBaseOffset: active, pendingSwap: swap))
     }
