@@ -32,12 +32,24 @@ extension Logbook {
         locked { crdt.getClock() }
     }
 
-    /// crdt-lite's state-based sync: see `CRDT.getChangesSince`.
+    /// crdt-lite's state-based sync: see `CRDT.getChangesSince`. The records holding newer
+    /// changes are gathered under the lock (O(records), no copy of the state); the changes
+    /// are built and sorted outside it, so writers never wait for a large answer.
     public func getChangesSince(_ version: UInt64) -> [Change<String, String, Value>] {
-        // Under the lock, not on a copy: clients poll this with recent versions, and a
-        // copy-on-write copy would make the next write copy the whole state. The full-state
-        // read (`snapshotChanges`) is the one that copies.
-        locked { crdt.getChangesSince(version) }
+        locked { crdt.changedState(since: version) }.changes()
+    }
+
+    /// `getChangesSince(version)` a page at a time: the changes up to a local version chosen
+    /// so the page holds about `changesMax` (more only when one transaction is larger), and
+    /// the version to ask after next, nil when nothing newer was left. A client that pages
+    /// from 0 to the end holds the state as of its last page: a change made meanwhile gets
+    /// a newer local version than every page already read.
+    public func changesPage(since version: UInt64, changesMax: Int) -> (
+        changes: [Change<String, String, Value>], nextSince: UInt64?
+    ) {
+        let state = locked { crdt.changedState(since: version) }
+        guard let end = state.pageEnd(changesMax: changesMax) else { return (state.changes(), nil) }
+        return (state.changes(through: end), end)
     }
 
     /// The offset the next record gets; every record below it has been accepted.

@@ -16,29 +16,12 @@ extension CRDT where K: Comparable, C: Comparable {
         _ lastDbVersion: UInt64, excluding: Set<NodeId>
     ) -> [Change<K, C, V>] {
         var changes = parent?.getChangesSinceExcluding(lastDbVersion, excluding: excluding) ?? []
-        for (recordId, record) in data where record.highestLocalDbVersion > lastDbVersion {
-            record.forEachColumn { column, version, value in
-                guard version.localDbVersion > lastDbVersion && !excluding.contains(version.nodeId)
-                else { return }
-                changes.append(
-                    Change(
-                        recordId: recordId, colName: column, value: value,
-                        colVersion: version.colVersion, dbVersion: version.dbVersion,
-                        nodeId: version.nodeId, localDbVersion: version.localDbVersion))
-            }
-        }
-        for (recordId, tombstone) in tombstones
-        where tombstone.localDbVersion > lastDbVersion && !excluding.contains(tombstone.nodeId) {
-            changes.append(
-                Change(
-                    recordId: recordId, colName: nil, value: nil,
-                    colVersion: tombstoneColumnVersion, dbVersion: tombstone.dbVersion,
-                    nodeId: tombstone.nodeId, localDbVersion: tombstone.localDbVersion))
-        }
+        changedState(since: lastDbVersion).appendChanges(
+            to: &changes, through: .max, excluding: excluding)
         if parent != nil {
             Self.compressChanges(&changes)
         }
-        changes.sort(by: Self.isInSyncOrder)
+        changes.sort(by: ChangedState<K, C, V>.isInSyncOrder)
         return changes
     }
 
@@ -75,14 +58,6 @@ extension CRDT where K: Comparable, C: Comparable {
             start = end
         }
         changes = kept
-    }
-
-    private static func isInSyncOrder(_ lhs: Change<K, C, V>, _ rhs: Change<K, C, V>) -> Bool {
-        if lhs.localDbVersion != rhs.localDbVersion {
-            return lhs.localDbVersion < rhs.localDbVersion
-        }
-        if lhs.recordId != rhs.recordId { return lhs.recordId < rhs.recordId }
-        return isColumn(lhs.colName, before: rhs.colName)
     }
 
     /// Column order with record deletions (nil) last.

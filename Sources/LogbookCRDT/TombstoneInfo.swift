@@ -16,7 +16,7 @@ public struct TombstoneInfo: Codable, Hashable, Sendable {
     }
 
     /// The deletion as a column version, ranked above any column change.
-    public func asColumnVersion() -> ColumnVersion {
+    @inlinable public func asColumnVersion() -> ColumnVersion {
         ColumnVersion(
             colVersion: tombstoneColumnVersion, dbVersion: dbVersion, nodeId: nodeId,
             localDbVersion: localDbVersion)

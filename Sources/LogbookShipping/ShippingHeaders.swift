@@ -15,6 +15,9 @@ public enum ShippingHeaders {
     /// On a snapshot page that is not the last: the (percent-encoded) record id to ask
     /// `after` for the next page.
     public static let snapshotAfter = "Logbook-Snapshot-After"
+    /// On a `GET /changes?limit=N` page that is not the last: the version to ask `since`
+    /// for the next page.
+    public static let nextSince = "Logbook-Next-Since"
     /// The epoch of the record just before `Logbook-Next-Offset`: with it, the position the
     /// receiver holds, stated back as `epoch=` on its next `GET /log`.
     public static let epoch = "Logbook-Epoch"

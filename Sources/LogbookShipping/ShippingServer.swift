@@ -6,6 +6,7 @@ import HummingbirdTLS
 import Logbook
 import LogbookCRDT
 import NIOCore
+import NIOPosix
 import NIOSSL
 
 /// Serves a Logbook to its peers over HTTP (Hummingbird).
@@ -26,8 +27,10 @@ import NIOSSL
 /// - `POST /ack` with `{"node": ID, "offset": N, "log_end": E, "collected_below": C}`: the
 ///   peer has merged our log below N; its own durable log end was E and its GC frontier C
 ///   (both optional; tombstone GC needs them, see docs/maintenance.md).
-/// - `GET /changes?since=V[&format=rust|swift]`, `POST /changes`: crdt-lite JSON changes
-///   (an array or JSON lines), `getChangesSince` and `mergeChanges` semantics.
+/// - `GET /changes?since=V[&format=rust|swift][&limit=N]`, `POST /changes`: crdt-lite JSON
+///   changes (an array or JSON lines), `getChangesSince` and `mergeChanges` semantics; with
+///   `limit`, a page of about N changes and `Logbook-Next-Since` naming the version to ask
+///   `since` next (absent on the last page).
 /// - `GET /`: a status page; `GET /metrics`: Prometheus text.
 ///
 /// Every request needs `Authorization: Bearer <token>`; bodies and responses are bounded;
@@ -53,9 +56,9 @@ public struct ShippingServer: Sendable {
         let router = Router()
         router.add(middleware: TokenMiddleware(token: configuration.token, metrics: metrics))
         router.get("log") { request, _ in try await self.log(request) }
-        router.get("snapshot") { request, _ in try self.snapshot(request) }
+        router.get("snapshot") { request, _ in try await self.snapshot(request) }
         router.post("ack") { request, _ in try await self.acknowledge(request) }
-        router.get("changes") { request, _ in try self.changes(request) }
+        router.get("changes") { request, _ in try await self.changes(request) }
         router.post("changes") { request, _ in try await self.mergeChanges(request) }
         router.get("metrics") { _, _ in self.metricsText() }
         router.get("/") { _, _ in self.statusPage() }
@@ -136,21 +139,25 @@ public struct ShippingServer: Sendable {
     /// The state as crdt-lite JSON, with `Logbook-Next-Offset`: the durable offset read
     /// before the state, so every change below it is in the body (later ones may be too;
     /// merging them again changes nothing).
-    private func snapshot(_ request: Request) throws -> Response {
+    private func snapshot(_ request: Request) async throws -> Response {
         let durable = logbook.durableOffset
         let query = request.uri.queryParameters
         guard let pageText = query.get("page_changes") else {
             // Unpaged, for followers from before pages.
-            var response = try jsonChanges(logbook.snapshotChanges(), request)
+            let logbook = logbook
+            var response = try jsonChanges(
+                await Self.offThePool { logbook.snapshotChanges() }, request)
             addPosition(covering: durable, to: &response)
             return response
         }
         guard let pageChanges = Int(pageText), pageChanges > 0 else {
             throw HTTPError(.badRequest, message: "page_changes must be a positive number")
         }
-        let page = logbook.snapshotPage(
-            after: query.get("after"),  // Hummingbird has already percent-decoded it
-            changesMax: min(pageChanges, configuration.changesPerResponseMax))
+        let (logbook, after) = (logbook, query.get("after"))  // already percent-decoded
+        let changesMax = min(pageChanges, configuration.changesPerResponseMax)
+        let page = try await Self.offThePool {
+            logbook.snapshotPage(after: after, changesMax: changesMax)
+        }
         var response = try jsonChanges(page.changes, request)
         if let next = page.nextAfter {
             response.headers[field(ShippingHeaders.snapshotAfter)] =
@@ -169,11 +176,28 @@ public struct ShippingServer: Sendable {
             durable == 0 ? 0 : logbook.epochId(holding: durable - 1))
     }
 
-    private func changes(_ request: Request) throws -> Response {
-        guard let since = request.uri.queryParameters.get("since", as: UInt64.self) else {
+    private func changes(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        guard let since = query.get("since", as: UInt64.self) else {
             throw HTTPError(.badRequest, message: "since must be a version (an unsigned integer)")
         }
-        return try jsonChanges(logbook.getChangesSince(since), request)
+        let logbook = logbook
+        guard let limitText = query.get("limit") else {
+            return try jsonChanges(
+                await Self.offThePool { logbook.getChangesSince(since) }, request)
+        }
+        guard let limit = Int(limitText), limit > 0 else {
+            throw HTTPError(.badRequest, message: "limit must be a positive number of changes")
+        }
+        let changesMax = min(limit, configuration.changesPerResponseMax)
+        let page = try await Self.offThePool {
+            logbook.changesPage(since: since, changesMax: changesMax)
+        }
+        var response = try jsonChanges(page.changes, request)
+        if let next = page.nextSince {
+            response.headers[field(ShippingHeaders.nextSince)] = String(next)
+        }
+        return response
     }
 
     private func jsonChanges(_ changes: [Change<String, String, Value>], _ request: Request) throws
@@ -200,6 +224,7 @@ public struct ShippingServer: Sendable {
     /// Writes `changes` as a JSON array in chunks of about `jsonChunkBytes`, yielding
     /// between them: memory stays bounded by a chunk, and a large state (a snapshot of
     /// 100,000 records) does not hold a thread of the cooperative pool from start to end.
+    /// A chunk takes about 20 ms to encode here, what another request may wait behind it.
     /// A change that cannot be encoded (a NaN logged before NaN was refused) cuts the
     /// response short, which the receiver sees as malformed JSON.
     static func stream(
@@ -222,12 +247,21 @@ public struct ShippingServer: Sendable {
         try await writer.finish(nil)
     }
 
+    /// Runs O(state) work (building and sorting a large answer's changes) on NIO's
+    /// blocking-work threads: on the cooperative pool, two such answers at once would hold
+    /// every one of its threads (one per core) and stall every other request until done.
+    static func offThePool<Result: Sendable>(
+        _ work: @escaping @Sendable () -> Result
+    ) async throws -> Result {
+        try await NIOThreadPool.singleton.runIfActive(work)
+    }
+
     /// RFC 3986's unreserved characters: all a percent-encoded header value keeps as is.
     static let unreservedASCII = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// The size of one written piece of a JSON answer.
-    static let jsonChunkBytes = 1 << 20
+    static let jsonChunkBytes = 256 << 10
 
     private func mergeChanges(_ request: Request) async throws -> Response {
         let data = try await body(of: request)

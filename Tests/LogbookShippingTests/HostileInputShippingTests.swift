@@ -113,7 +113,7 @@ import Testing
             )
         }
         try await node.logbook.merge(changes)
-        let (status, body) = try await node.send("/snapshot")
+        let (status, body, _) = try await node.send("/snapshot")
         #expect(status == 200)
         #expect(body.utf8.count > 1 << 20, "more than one chunk")
         let decoded = try JSONDecoder().decode(

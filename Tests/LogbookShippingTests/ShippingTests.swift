@@ -89,14 +89,14 @@ final class TestNode: @unchecked Sendable {
     /// Sends a request with this node's token (or `token`) and returns status and body.
     func send(
         _ path: String, method: HTTPMethod = .GET, body: String? = nil, token: String? = nil
-    ) async throws -> (status: Int, body: String) {
+    ) async throws -> (status: Int, body: String, headers: HTTPHeaders) {
         var request = HTTPClientRequest(url: url + path)
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(token ?? self.token)")
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         let bytes = try await response.body.collect(upTo: 64 << 20)
-        return (Int(response.status.code), String(buffer: bytes))
+        return (Int(response.status.code), String(buffer: bytes), response.headers)
     }
 }
 
@@ -275,7 +275,7 @@ final class TestNode: @unchecked Sendable {
         let collected = try a.logbook.collectTombstones(peers: a.ledger, options)
         #expect(collected.collected == 10)
         #expect(a.logbook.historyStart > 0)
-        let (status, body) = try await a.send("/log?from=0")
+        let (status, body, _) = try await a.send("/log?from=0")
         #expect(status == 410)
         #expect(body.contains("snapshot required"))
 
@@ -430,6 +430,37 @@ final class TestNode: @unchecked Sendable {
             [Change<String, String, Value>].self, from: Data(pulled.body.utf8))
         _ = client.mergeChanges(changes)
         #expect(StateDigest(of: client) == a.logbook.stateDigest())
+    }
+
+    @Test func aClientPagesThroughTheChangesWhileTheNodeWrites() async throws {
+        let a = try TestNode(node: 1)
+        defer { a.stop() }
+        try await a.start()
+        try await writeConflicts([a], rounds: 60, seed: 6)
+        let client = CRDT<String, String, Value>(nodeId: 9)
+        var since: UInt64 = 0
+        var pages = 0
+        while true {
+            let page = try await a.send("/changes?since=\(since)&limit=7")
+            #expect(page.status == 200)
+            let changes = try JSONDecoder().decode(
+                [Change<String, String, Value>].self, from: Data(page.body.utf8))
+            _ = client.mergeChanges(changes)
+            pages += 1
+            // Writes between pages get newer versions than every page read so far.
+            if pages % 3 == 0 {
+                _ = try await a.logbook.insertOrUpdate("entity/e\(pages)", fields: [("p", .int(1))])
+            }
+            guard let next = page.headers.first(name: ShippingHeaders.nextSince) else { break }
+            let nextSince = try #require(UInt64(next))
+            #expect(nextSince > since)
+            since = nextSince
+            try #require(pages < 1000, "paging does not end")
+        }
+        #expect(pages > 3, "the state took several pages")
+        #expect(StateDigest(of: client) == a.logbook.stateDigest())
+        #expect(try await a.send("/changes?since=0&limit=0").status == 400)
+        #expect(try await a.send("/changes?since=0&limit=x").status == 400)
     }
 }
 

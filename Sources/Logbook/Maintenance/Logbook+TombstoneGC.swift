@@ -41,22 +41,30 @@ extension Logbook {
 
     /// The state as changes, for a node that joins or fell below `historyStart`: every live
     /// column and tombstone (`getChangesSince(0)`), plus a deletion for every fenced record,
-    /// so the receiver cannot re-insert one while a peer still holds its tombstone.
+    /// so the receiver cannot re-insert one while a peer still holds its tombstone. In
+    /// `getChangesSince`'s order. See `snapshotPage(after:changesMax:)` for the bounded form.
     public func snapshotChanges() -> [Change<String, String, Value>] {
-        // The state is copied (copy-on-write, O(1)) under the lock and read outside it, so
-        // writers wait for the copy, not for the O(state) walk and sort.
-        let (state, rounds) = locked { (crdt.copy(), collection.rounds) }
-        var changes = state.getChangesSince(0)
-        for round in rounds {
-            for record in round.records {
-                changes.append(
-                    Change(
-                        recordId: record.id, colName: nil, value: nil,
-                        colVersion: tombstoneColumnVersion, dbVersion: record.dbVersion,
-                        nodeId: record.nodeId, localDbVersion: record.dbVersion))
+        snapshotState(idsAfter: nil).changes()
+    }
+
+    /// What `snapshotChanges` holds, for the records with ids after `idsAfter`, gathered
+    /// under the lock without building a change (see `ChangedState`): writers wait for one
+    /// walk over the ids, not for the changes to be built, sorted and encoded.
+    func snapshotState(idsAfter: String?) -> ChangedState<String, String, Value> {
+        locked {
+            var state = crdt.changedState(since: 0, idsAfter: idsAfter)
+            for round in collection.rounds {
+                for record in round.records where idsAfter.map({ record.id > $0 }) ?? true {
+                    // A snapshot holds the changes above local version 0; the deletion keeps
+                    // its origin's version, at least 1 so no deletion is left out.
+                    let deletion = TombstoneInfo(
+                        dbVersion: record.dbVersion, nodeId: record.nodeId,
+                        localDbVersion: max(record.dbVersion, 1))
+                    state.entries.append((record.id, .deleted(deletion)))
+                }
             }
+            return state
         }
-        return changes
     }
 
     // MARK: For the collector
