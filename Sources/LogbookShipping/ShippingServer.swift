@@ -39,6 +39,7 @@ public struct ShippingServer: Sendable {
     let logbook: Logbook
     let configuration: ShippingConfiguration
     let ledger: PeerLedger
+    let source: ReplicationSource
     let metrics = ShippingMetrics()
 
     /// A server for `logbook`, recording acknowledgements in `ledger`.
@@ -46,6 +47,7 @@ public struct ShippingServer: Sendable {
         self.logbook = logbook
         self.configuration = configuration
         self.ledger = ledger
+        source = ReplicationSource(logbook: logbook, ledger: ledger)
     }
 
     /// The Hummingbird application; `onRunning` receives the port it listens on. Throws when
@@ -100,30 +102,34 @@ public struct ShippingServer: Sendable {
             }
             epoch = value
         }
-        let shipped: ShippedBatches
+        let answer: BatchAnswer
         do {
-            shipped = try logbook.storedBatches(
-                from: from, maxBytes: min(asked, configuration.responseBytesMax), epochId: epoch)
-        } catch  where error.code == .snapshotRequired {
-            throw HTTPError(.gone, message: "snapshot required: \(error.message)")
-        } catch  where error.code == .diverged {
-            metrics.refused()
-            throw HTTPError(.conflict, message: "diverged: \(error.message)")
+            answer = try source.batches(
+                from: from, epoch: epoch, maxBytes: min(asked, configuration.responseBytesMax))
         } catch {
             throw HTTPError(.internalServerError, message: "\(error)")
         }
-        metrics.shipped(bytes: shipped.bytes.count, batches: shipped.batchCount)
+        let batches: FetchedBatches
+        switch answer {
+        case .batches(let fetched): batches = fetched
+        case .snapshotRequired(let reason):
+            throw HTTPError(.gone, message: "snapshot required: \(reason)")
+        case .diverged(let reason):
+            metrics.refused()
+            throw HTTPError(.conflict, message: "diverged: \(reason)")
+        }
+        metrics.shipped(bytes: batches.bytes.count, batches: batches.batchCount)
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
         headers[field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
-        headers[field(ShippingHeaders.durableOffset)] = String(shipped.durableOffset)
-        headers[field(ShippingHeaders.startOffset)] = String(shipped.startOffset)
-        headers[field(ShippingHeaders.nextOffset)] = String(shipped.nextOffset)
-        headers[field(ShippingHeaders.batchCount)] = String(shipped.batchCount)
-        headers[field(ShippingHeaders.epoch)] = String(shipped.epochId)
+        headers[field(ShippingHeaders.durableOffset)] = String(batches.durableOffset)
+        headers[field(ShippingHeaders.startOffset)] = String(batches.startOffset ?? 0)
+        headers[field(ShippingHeaders.nextOffset)] = String(batches.nextOffset)
+        headers[field(ShippingHeaders.batchCount)] = String(batches.batchCount)
+        headers[field(ShippingHeaders.epoch)] = String(batches.epoch ?? 0)
         return Response(
             status: .ok, headers: headers,
-            body: .init(byteBuffer: ByteBuffer(bytes: shipped.bytes)))
+            body: .init(byteBuffer: ByteBuffer(bytes: batches.bytes)))
     }
 
     /// Returns when the durable high watermark passes `offset`, after `wait` (at most
@@ -147,33 +153,32 @@ public struct ShippingServer: Sendable {
             let logbook = logbook
             var response = try jsonChanges(
                 await Self.offThePool { logbook.snapshotChanges() }, request)
-            addPosition(covering: durable, to: &response)
+            addPosition(covering: durable, epoch: source.epoch(before: durable), to: &response)
             return response
         }
         guard let pageChanges = Int(pageText), pageChanges > 0 else {
             throw HTTPError(.badRequest, message: "page_changes must be a positive number")
         }
-        let (logbook, after) = (logbook, query.get("after"))  // already percent-decoded
+        let (source, after) = (source, query.get("after"))  // already percent-decoded
         let changesMax = min(pageChanges, configuration.changesPerResponseMax)
         let page = try await Self.offThePool {
-            logbook.snapshotPage(after: after, changesMax: changesMax)
+            source.statePage(after: after, changesMax: changesMax)
         }
         var response = try jsonChanges(page.changes, request)
         if let next = page.nextAfter {
             response.headers[field(ShippingHeaders.snapshotAfter)] =
                 next.addingPercentEncoding(withAllowedCharacters: Self.unreservedASCII) ?? ""
         }
-        addPosition(covering: durable, to: &response)
+        addPosition(covering: page.covered, epoch: page.epoch ?? 0, to: &response)
         return response
     }
 
     /// The position a snapshot leaves its receiver at: it covers every offset below
-    /// `durable`, in the epoch of the record before it, from this node.
-    private func addPosition(covering durable: UInt64, to response: inout Response) {
-        response.headers[field(ShippingHeaders.nextOffset)] = String(durable)
+    /// `covered`, in `epoch` (of the record before it), from this node.
+    private func addPosition(covering covered: UInt64, epoch: UInt64, to response: inout Response) {
+        response.headers[field(ShippingHeaders.nextOffset)] = String(covered)
         response.headers[field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
-        response.headers[field(ShippingHeaders.epoch)] = String(
-            durable == 0 ? 0 : logbook.epochId(holding: durable - 1))
+        response.headers[field(ShippingHeaders.epoch)] = String(epoch)
     }
 
     private func changes(_ request: Request) async throws -> Response {
@@ -320,25 +325,18 @@ public struct ShippingServer: Sendable {
             metrics.refused()
             throw HTTPError(.badRequest, message: #"expected {"node": ID, "offset": N}: \#(error)"#)
         }
-        // Only registered peers' acknowledgements gate GC; anything else stored would block
-        // it (and grow peers.json) at a client's whim.
-        guard ack.node != 0, ack.node != logbook.nodeId else {
+        do {
+            try source.accept(
+                ReplicationAcknowledgement(
+                    node: ack.node, offset: ack.offset, logEnd: ack.logEnd,
+                    collectedBelow: ack.collectedBelow))
+        } catch let refusal as ReplicationSource.Refusal {
             metrics.refused()
-            throw HTTPError(
-                .badRequest,
-                message: "node \(ack.node) cannot acknowledge: 0 is no node, and "
-                    + "\(logbook.nodeId) is this node")
-        }
-        guard ledger.registeredPeers.contains(ack.node) else {
-            metrics.refused()
-            throw HTTPError(
-                .forbidden,
-                message: "node \(ack.node) is not a registered peer of node \(logbook.nodeId); "
-                    + "register it there (`logbook peers DIR add \(ack.node)`); nothing stored")
-        }
-        let acknowledgement = PeerLedger.Acknowledgement(
-            offset: ack.offset, peerLogEnd: ack.logEnd, peerCollectedBelow: ack.collectedBelow)
-        do { try ledger.acknowledge(acknowledgement, byNode: ack.node) } catch {
+            switch refusal {
+            case .notAPeer(let message): throw HTTPError(.badRequest, message: message)
+            case .unregistered(let message): throw HTTPError(.forbidden, message: message)
+            }
+        } catch {
             throw HTTPError(.internalServerError, message: "\(error)")
         }
         return Response(status: .noContent)

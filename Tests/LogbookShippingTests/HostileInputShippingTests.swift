@@ -88,7 +88,7 @@ import Testing
         var puller = PeerPuller(
             logbook: follower.logbook, peer: "http://127.0.0.1:\(port)", token: "t",
             ledger: follower.ledger)
-        puller.transferTimeout = .seconds(1)
+        puller.transport.transferTimeout = .seconds(1)
         let started = ContinuousClock.now
         do {
             _ = try await puller.catchUp()
@@ -136,7 +136,7 @@ import Testing
         // A cursor past the peer's end: the peer answers 409 and the follower resyncs.
         try follower.ledger.setCursor(1_000_000, for: peer.url, nodeId: 1)
         var puller = follower.puller(from: peer)
-        puller.snapshotPageChanges = 5
+        puller.options.statePageChanges = 5
         let report = try await puller.catchUp()
         #expect(report.divergences == 1)
         #expect(report.snapshots == 1)

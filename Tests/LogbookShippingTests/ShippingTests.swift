@@ -129,7 +129,7 @@ final class TestNode: @unchecked Sendable {
         let (a, b) = (nodes[0], nodes[1])
         try await writeConflicts([a, b], rounds: 200, seed: 1)
         var fromA = b.puller(from: a)
-        fromA.bytesPerPull = 4096  // several pulls
+        fromA.options.bytesPerFetch = 4096  // several pulls
         let report = try await fromA.catchUp()
         #expect(report.pulls > 1)
         #expect(report.accepted > 0)
@@ -171,7 +171,7 @@ final class TestNode: @unchecked Sendable {
         try await writeConflicts([a], rounds: 300, seed: 3)
         // A "restart": the ledger is reopened from disk between two pullers.
         var first = b.puller(from: a)
-        first.bytesPerPull = 2048
+        first.options.bytesPerFetch = 2048
         _ = try await first.catchUp()
         let saved = b.ledger.cursor(for: a.url)
         try await writeConflicts([a], rounds: 50, seed: 4)
@@ -206,7 +206,7 @@ final class TestNode: @unchecked Sendable {
         var puller = PeerPuller(
             logbook: b.logbook, peer: "http://127.0.0.1:\(proxyPort)", token: a.token,
             ledger: b.ledger)
-        puller.bytesPerPull = 2048
+        puller.options.bytesPerFetch = 2048
         var failures = 0
         var caughtUp = false
         for _ in 0..<200 where !caughtUp {

@@ -34,8 +34,8 @@ import Testing
         var snapshotsRequired = 0
     }
 
-    func simulate(seed: UInt64, registered: Bool, steps: Int = 500) async throws -> Outcome {
-        let cluster = try GCCluster(count: 4, seed: seed, registered: registered)
+    func simulate(seed: UInt64, gcConsultsPeers: Bool, steps: Int = 500) async throws -> Outcome {
+        let cluster = try SimulatedCluster(count: 4, seed: seed, gcConsultsPeers: gcConsultsPeers)
         defer { try? cluster.close() }
         let retention = 5.0
         var lastDeletion: [String: Int] = [:]
@@ -61,7 +61,7 @@ import Testing
             case 40..<85:
                 let sender = cluster.network.pick(0..<cluster.count)
                 if sender != node && cluster.network.canReach(node, sender) {
-                    try await cluster.pull(node, from: sender, cut: true)
+                    try await cluster.pull(node, from: sender, faults: true)
                 }
             default:
                 outcome.collected += try cluster.collect(node, retention: retention).collected
@@ -82,13 +82,13 @@ import Testing
                 )
             }
         }
-        outcome.snapshotsRequired = cluster.snapshotsRequired
+        outcome.snapshotsRequired = cluster.snapshotsTaken
         return outcome
     }
 
     @Test(arguments: seeds)
     func nodesConvergeAndNothingComesBack(seed: UInt64) async throws {
-        let outcome = try await simulate(seed: seed, registered: true)
+        let outcome = try await simulate(seed: seed, gcConsultsPeers: true)
         #expect(
             outcome.digests.count == 1, "seed \(seed): \(outcome.digests.count) different states")
         #expect(outcome.resurrections.isEmpty, "seed \(seed): \(outcome.resurrections)")
@@ -107,7 +107,7 @@ import Testing
     @Test func theUnsafeRuleFailsTheSameChecks() async throws {
         var failing: [UInt64] = []
         for seed in Self.seeds {
-            let outcome = try await simulate(seed: seed, registered: false)
+            let outcome = try await simulate(seed: seed, gcConsultsPeers: false)
             if outcome.digests.count > 1 || !outcome.resurrections.isEmpty { failing.append(seed) }
         }
         #expect(!failing.isEmpty, "collecting without acknowledgements never went wrong")

@@ -1,8 +1,9 @@
 import AsyncHTTPClient
+import Logbook
 import NIOCore
 import NIOHTTP1
 
-extension PeerPuller {
+extension HTTPReplicationTransport {
     /// A whole answer: status, headers and the body read to its end.
     struct Transferred: Sendable {
         var status: HTTPResponseStatus
@@ -17,7 +18,7 @@ extension PeerPuller {
         async throws -> Transferred
     {
         let client = self.client
-        let peer = self.peer
+        let peer = peerName
         let headTimeout = TimeAmount.nanoseconds(
             timeout.components.seconds * 1_000_000_000
                 + timeout.components.attoseconds / 1_000_000_000)
@@ -33,7 +34,7 @@ extension PeerPuller {
             }
             defer { group.cancelAll() }  // the loser: the sleep, or the cut-off transfer
             guard let first = try await group.next(), let answer = first else {
-                throw Failure(message: "\(peer): no complete answer within \(timeout)")
+                throw ReplicationError(message: "\(peer): no complete answer within \(timeout)")
             }
             return answer
         }

@@ -1,0 +1,268 @@
+/// Replicates one peer's log into a Logbook over any `ReplicationTransport`: from the durable
+/// cursor for that peer, stating the position it holds; each body checked whole before its
+/// changes are merged; the merge made durable before the cursor moves; an acknowledgement
+/// sent back; the peer's state taken page by page when its history no longer holds the
+/// cursor or it does not hold our position. A crash or a failed transfer at any point loses
+/// nothing: the next step starts from the last saved cursor, and merging the same changes
+/// again changes nothing.
+public struct ReplicationSession: Sendable {
+    /// How much a session asks for at once, and how often it acknowledges.
+    public struct Options: Sendable {
+        /// The largest body asked for in one fetch of batches.
+        public var bytesPerFetch = 4 << 20
+        /// Changes asked for per state page (whole records, so a page may hold more).
+        public var statePageChanges = 10_000
+        /// The most pages one snapshot may take: a peer that never ends it fails the step.
+        public var statePagesMax = 1 << 20
+        /// While fetches keep finding new batches, acknowledge at most this often (each
+        /// acknowledgement costs the peer a durable ledger write); a catch-up that reaches
+        /// the peer's high watermark always acknowledges before it returns.
+        public var acknowledgementInterval = Duration.milliseconds(250)
+
+        /// The defaults.
+        public init() {}
+    }
+
+    let logbook: Logbook
+    let ledger: PeerLedger
+    let transport: any ReplicationTransport
+    let options: Options
+
+    /// A session replicating the peer `transport` reaches into `logbook`, keeping its cursor
+    /// in `ledger` under the transport's `peerName`.
+    public init(
+        logbook: Logbook, ledger: PeerLedger, transport: any ReplicationTransport,
+        options: Options = Options()
+    ) {
+        self.logbook = logbook
+        self.ledger = ledger
+        self.transport = transport
+        self.options = options
+    }
+
+    var peer: String { transport.peerName }
+
+    /// Fetches until the cursor reaches the peer's durable high watermark. `onStep` sees the
+    /// report after every fetch whose changes are merged, durable and behind the durable
+    /// cursor (progress before the catch-up ends).
+    public func catchUp(onStep: (ReplicationReport) -> Void = { _ in }) async throws
+        -> ReplicationReport
+    {
+        var report = ReplicationReport()
+        var acknowledged = ContinuousClock.now
+        while true {
+            switch try await advance(from: ledger.cursor(for: peer), into: &report) {
+            case .restored: continue
+            case .nothingNew:
+                // Our log end and GC frontier may have moved: the peer's fences wait for
+                // them, so acknowledge anyway.
+                try await acknowledge(report.cursor)
+                return report
+            case .stored:
+                onStep(report)
+                if report.cursor >= report.peerDurableOffset {
+                    try await acknowledge(report.cursor)
+                    return report
+                }
+                try await acknowledge(report.cursor, ifDueSince: &acknowledged)
+            }
+        }
+    }
+
+    /// One fetch from the durable cursor: its batches checked, merged, durable and the
+    /// cursor moved past them, or the peer's state taken; then an acknowledgement. The
+    /// report's `cursor` below its `peerDurableOffset` means the peer has more. What
+    /// simulations interleave with writes, GC and faults.
+    public func step() async throws -> ReplicationReport {
+        var report = ReplicationReport()
+        // A state restore acknowledges itself.
+        if try await advance(from: ledger.cursor(for: peer), into: &report) != .restored {
+            try await acknowledge(report.cursor)
+        }
+        return report
+    }
+
+    /// What one fetch did.
+    enum Advance { case stored, nothingNew, restored }
+
+    /// Fetches from `cursor` and stores what arrived (or takes the peer's state); leaves the
+    /// new cursor in `report.cursor`. Acknowledges nothing but a state restore.
+    private func advance(from cursor: UInt64, into report: inout ReplicationReport) async throws
+        -> Advance
+    {
+        let answer = try await fetch(from: cursor, epoch: ledger.epoch(for: peer), wait: nil)
+        guard case .batches(let batches) = answer else {
+            report.cursor = try await restoreFromState(after: answer, &report)
+            return .restored
+        }
+        report.peerDurableOffset = batches.durableOffset
+        guard !batches.bytes.isEmpty else {
+            report.cursor = cursor
+            return .nothingNew
+        }
+        _ = try await store(batches, from: cursor, into: &report)
+        return .stored
+    }
+
+    /// Follows the peer until the task is cancelled (or a step fails, which throws): each
+    /// fetch is a long poll (`wait`) that the peer answers as soon as it has something
+    /// durable past our cursor, and the next fetch is sent as soon as an answer arrives,
+    /// so the peer prepares it while this node merges and syncs the last one. `onStep` sees
+    /// the report of each fetch (or snapshot) that moved the cursor, once it is durable, and
+    /// a report with `pulls` 0 for each poll that waited in vain.
+    public func follow(
+        wait: Duration = .milliseconds(500), onStep: (ReplicationReport) -> Void = { _ in }
+    ) async throws {
+        var cursor = ledger.cursor(for: peer)
+        var acknowledged = ContinuousClock.now
+        var inFlight = prefetch(from: cursor, epoch: ledger.epoch(for: peer), wait: wait)
+        defer { inFlight.cancel() }
+        while !Task.isCancelled {
+            let answer = try await inFlight.value
+            var report = ReplicationReport()
+            guard case .batches(let batches) = answer else {
+                cursor = try await restoreFromState(after: answer, &report)
+                report.cursor = cursor
+                onStep(report)
+                inFlight = prefetch(from: cursor, epoch: ledger.epoch(for: peer), wait: wait)
+                continue
+            }
+            report.peerDurableOffset = batches.durableOffset
+            guard !batches.bytes.isEmpty else {
+                inFlight = prefetch(from: cursor, epoch: ledger.epoch(for: peer), wait: wait)
+                report.cursor = cursor
+                onStep(report)  // pulls 0: the peer had nothing new for a whole wait
+                try await acknowledge(cursor, ifDueSince: &acknowledged)
+                continue
+            }
+            inFlight = prefetch(from: batches.nextOffset, epoch: batches.epoch, wait: wait)
+            cursor = try await store(batches, from: cursor, into: &report)
+            onStep(report)
+            try await acknowledge(cursor, ifDueSince: &acknowledged)
+        }
+    }
+
+    /// Follows the peer until the task is cancelled; after a failure waits twice as long as
+    /// after the previous one (from 100 ms up to 5 s) and resumes from the durable cursor.
+    /// `onReport` sees every step and every failure.
+    public func run(
+        wait: Duration = .milliseconds(500),
+        onReport: @Sendable (Result<ReplicationReport, any Error>) -> Void = { _ in }
+    ) async {
+        var backoff = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                try await follow(wait: wait) { report in
+                    onReport(.success(report))
+                    backoff = .milliseconds(100)
+                }
+            } catch {
+                if Task.isCancelled { return }
+                onReport(.failure(error))
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(5))
+            }
+        }
+    }
+
+    private func fetch(from cursor: UInt64, epoch: UInt64?, wait: Duration?) async throws
+        -> BatchAnswer
+    {
+        // The first position has no record before it, so nothing to state.
+        try await transport.fetchBatches(
+            from: cursor, epoch: cursor > 0 ? epoch : nil, maxBytes: options.bytesPerFetch,
+            wait: wait)
+    }
+
+    private func prefetch(from cursor: UInt64, epoch: UInt64?, wait: Duration) -> Task<
+        BatchAnswer, any Error
+    > {
+        Task { try await fetch(from: cursor, epoch: epoch, wait: wait) }
+    }
+
+    /// Checks and merges `batches` (fetched from `cursor`), makes them durable, then moves
+    /// the durable cursor past them; returns the new cursor.
+    private func store(
+        _ batches: FetchedBatches, from cursor: UInt64, into report: inout ReplicationReport
+    ) async throws -> UInt64 {
+        let (changes, end) = try ShippedBatchReader.changes(in: batches.bytes, from: cursor)
+        guard end == batches.nextOffset else {
+            throw ReplicationError(
+                message: "\(peer): batches end at \(end), the peer says \(batches.nextOffset)")
+        }
+        let accepted = try await logbook.merge(changes)
+        try logbook.sync()  // what we merged is durable before the cursor moves past it
+        try ledger.setCursor(end, epoch: batches.epoch, for: peer, nodeId: batches.nodeId)
+        report.pulls += 1
+        report.bytes += batches.bytes.count
+        report.received += changes.count
+        report.accepted += accepted.count
+        report.cursor = end
+        return end
+    }
+
+    /// Takes the peer's state after an answer that was not batches; returns the new cursor.
+    private func restoreFromState(after answer: BatchAnswer, _ report: inout ReplicationReport)
+        async throws -> UInt64
+    {
+        if case .diverged = answer { report.divergences += 1 }
+        return try await restoreFromState(&report)
+    }
+
+    /// Merges the peer's state page by page and moves the cursor to the offset it covers.
+    private func restoreFromState(_ report: inout ReplicationReport) async throws -> UInt64 {
+        // Each page is merged and synced before the next is asked for, so neither side holds
+        // the whole state. The cursor moves only after the last page, to what the first page
+        // covered (the state only grows while it pages).
+        var first: StatePage?
+        var after: String?
+        var lastRecordId: String?
+        var pages = 0
+        repeat {
+            let page = try await transport.fetchStatePage(
+                after: after, changesMax: options.statePageChanges)
+            let accepted = try await logbook.merge(page.changes)
+            try logbook.sync()
+            report.received += page.changes.count
+            report.accepted += accepted.count
+            if first == nil { first = page }
+            // Pages hold records in ascending id order; one that goes back would let a
+            // hostile or broken peer page for ever.
+            if let previous = lastRecordId,
+                let lowest = page.changes.lazy.map(\.recordId).min(), lowest <= previous
+            {
+                throw ReplicationError(message: "\(peer): a state page went back to \(lowest)")
+            }
+            lastRecordId = page.changes.lazy.map(\.recordId).max() ?? lastRecordId
+            after = page.nextAfter
+            pages += 1
+            guard pages <= options.statePagesMax else {
+                throw ReplicationError(
+                    message: "\(peer): the state runs past \(options.statePagesMax) pages")
+            }
+        } while after != nil
+        guard let first else { return ledger.cursor(for: peer) }
+        try ledger.setCursor(first.covered, epoch: first.epoch, for: peer, nodeId: first.nodeId)
+        report.snapshots += 1
+        try await acknowledge(first.covered)
+        return first.covered
+    }
+
+    /// Acknowledges `offset` when `acknowledgementInterval` has passed since `last` (and then
+    /// moves `last` to now).
+    private func acknowledge(
+        _ offset: UInt64, ifDueSince last: inout ContinuousClock.Instant
+    ) async throws {
+        guard ContinuousClock.now - last >= options.acknowledgementInterval else { return }
+        try await acknowledge(offset)
+        last = .now
+    }
+
+    /// Tells the peer we have merged its log below `offset`.
+    private func acknowledge(_ offset: UInt64) async throws {
+        try await transport.acknowledge(
+            ReplicationAcknowledgement(
+                node: logbook.nodeId, offset: offset, logEnd: logbook.durableOffset,
+                collectedBelow: logbook.collectedBelow))
+    }
+}

@@ -1,0 +1,82 @@
+/// The answering side of replication: what a node tells a peer that fetches from it, for
+/// every transport (the HTTP server and the simulated network call the same code).
+public struct ReplicationSource: Sendable {
+    /// Why an acknowledgement was refused; nothing of it was stored.
+    public enum Refusal: Error, CustomStringConvertible, Sendable {
+        /// 0, or this node's own id: no peer.
+        case notAPeer(String)
+        /// A node not registered as this node's peer: storing its acknowledgement would
+        /// block tombstone GC (and grow the ledger) at a client's whim.
+        case unregistered(String)
+
+        /// A one-line explanation.
+        public var description: String {
+            switch self {
+            case .notAPeer(let message), .unregistered(let message): message
+            }
+        }
+    }
+
+    let logbook: Logbook
+    let ledger: PeerLedger
+
+    /// The source of `logbook`, recording acknowledgements in `ledger`.
+    public init(logbook: Logbook, ledger: PeerLedger) {
+        self.logbook = logbook
+        self.ledger = ledger
+    }
+
+    /// Stored batches from `offset`, at most `maxBytes` (at least one batch), checked against
+    /// the position the fetcher states (`epoch`): see `Logbook.storedBatches`.
+    public func batches(from offset: UInt64, epoch: UInt64?, maxBytes: Int) throws(LogbookError)
+        -> BatchAnswer
+    {
+        let shipped: ShippedBatches
+        do {
+            shipped = try logbook.storedBatches(from: offset, maxBytes: maxBytes, epochId: epoch)
+        } catch  where error.code == .snapshotRequired {
+            return .snapshotRequired(reason: error.message)
+        } catch  where error.code == .diverged {
+            return .diverged(reason: error.message)
+        }
+        return .batches(
+            FetchedBatches(
+                bytes: shipped.bytes, batchCount: shipped.batchCount,
+                durableOffset: shipped.durableOffset, nextOffset: shipped.nextOffset,
+                startOffset: shipped.startOffset, nodeId: logbook.nodeId, epoch: shipped.epochId))
+    }
+
+    /// One page of the state after `after`, with the position a whole snapshot covers: the
+    /// durable offset read before the page, in the epoch of the record before it.
+    public func statePage(after: String?, changesMax: Int) -> StatePage {
+        let durable = logbook.durableOffset
+        let page = logbook.snapshotPage(after: after, changesMax: changesMax)
+        return StatePage(
+            changes: page.changes, nextAfter: page.nextAfter, covered: durable,
+            epoch: epoch(before: durable), nodeId: logbook.nodeId)
+    }
+
+    /// The epoch of the record before `offset` (0 at the start of the log).
+    public func epoch(before offset: UInt64) -> UInt64 {
+        offset == 0 ? 0 : logbook.epochId(holding: offset - 1)
+    }
+
+    /// Records a registered peer's acknowledgement (durably); refuses any other.
+    public func accept(_ acknowledgement: ReplicationAcknowledgement) throws -> Void {
+        let node = acknowledgement.node
+        guard node != 0, node != logbook.nodeId else {
+            throw Refusal.notAPeer(
+                "node \(node) cannot acknowledge: 0 is no node, and \(logbook.nodeId) is this node")
+        }
+        guard ledger.registeredPeers.contains(node) else {
+            throw Refusal.unregistered(
+                "node \(node) is not a registered peer of node \(logbook.nodeId); "
+                    + "register it there (`logbook peers DIR add \(node)`); nothing stored")
+        }
+        try ledger.acknowledge(
+            PeerLedger.Acknowledgement(
+                offset: acknowledgement.offset, peerLogEnd: acknowledgement.logEnd,
+                peerCollectedBelow: acknowledgement.collectedBelow),
+            byNode: node)
+    }
+}

@@ -1,0 +1,123 @@
+import AsyncHTTPClient
+import Foundation
+import Logbook
+import LogbookCRDT
+import NIOCore
+import NIOHTTP1
+
+/// Replication over HTTP: `GET /log`, `GET /snapshot?page_changes=`, `POST /ack` on a
+/// Logbook node served by `ShippingServer`, with the node's bearer token. Every transfer,
+/// from request to last byte, runs under one deadline.
+public struct HTTPReplicationTransport: ReplicationTransport {
+    /// The peer's base URL, e.g. `http://127.0.0.1:7000`.
+    public let peerName: String
+    let token: String
+    let client: HTTPClient
+    /// The longest one fetch of batches may take, from request to last byte (plus the long
+    /// poll's wait); a slower peer fails it.
+    public var transferTimeout = Duration.seconds(30)
+    /// The longest a state page may take, from request to last byte.
+    public var snapshotTimeout = Duration.seconds(300)
+    /// The largest state page accepted.
+    public var snapshotBytesMax = 1 << 30
+
+    /// A transport to the node at `peer` (a trailing slash is dropped).
+    public init(peer: String, token: String, client: HTTPClient = .shared) {
+        peerName = peer.hasSuffix("/") ? String(peer.dropLast()) : peer
+        self.token = token
+        self.client = client
+    }
+
+    /// `GET /log?from=&max_bytes=[&epoch=][&wait_ms=]`: 410 is `.snapshotRequired`, 409
+    /// `.diverged`, any other failure throws.
+    public func fetchBatches(from offset: UInt64, epoch: UInt64?, maxBytes: Int, wait: Duration?)
+        async throws -> BatchAnswer
+    {
+        var url = "\(peerName)/log?from=\(offset)&max_bytes=\(maxBytes)"
+        if let epoch { url += "&epoch=\(epoch)" }
+        var timeout = transferTimeout
+        if let wait {
+            let milliseconds =
+                wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
+            url += "&wait_ms=\(milliseconds)"
+            timeout += wait
+        }
+        let response = try await transfer(
+            authorized(HTTPClientRequest(url: url)), within: timeout,
+            bodyBytesMax: maxBytes + (1 << 20))
+        let reason = { String(buffer: response.body).prefix(300) }
+        if response.status == .gone { return .snapshotRequired(reason: String(reason())) }
+        if response.status == .conflict { return .diverged(reason: String(reason())) }
+        guard response.status == .ok else {
+            throw ReplicationError(message: "\(peerName): \(response.status.code) \(reason())")
+        }
+        let header = { (name: String) in response.headers.first(name: name).flatMap(UInt64.init) }
+        guard let durable = header(ShippingHeaders.durableOffset),
+            let next = header(ShippingHeaders.nextOffset)
+        else {
+            throw ReplicationError(
+                message: "\(peerName): the answer lacks the Logbook offset headers")
+        }
+        return .batches(
+            FetchedBatches(
+                bytes: Array(response.body.readableBytesView),
+                batchCount: header(ShippingHeaders.batchCount).map { Int(clamping: $0) } ?? 0,
+                durableOffset: durable, nextOffset: next,
+                startOffset: header(ShippingHeaders.startOffset),
+                nodeId: header(ShippingHeaders.nodeId), epoch: header(ShippingHeaders.epoch)))
+    }
+
+    /// `GET /snapshot?page_changes=&after=`, decoded from crdt-lite JSON; the position from
+    /// `Logbook-Next-Offset`, `Logbook-Epoch`, `Logbook-Node-Id`.
+    public func fetchStatePage(after: String?, changesMax: Int) async throws -> StatePage {
+        var url = "\(peerName)/snapshot?page_changes=\(changesMax)"
+        if let after { url += "&after=\(after)" }  // percent-encoded as the peer sent it
+        let response = try await transfer(
+            authorized(HTTPClientRequest(url: url)), within: snapshotTimeout,
+            bodyBytesMax: snapshotBytesMax)
+        let header = { (name: String) in response.headers.first(name: name) }
+        guard response.status == .ok,
+            let covered = header(ShippingHeaders.nextOffset).flatMap(UInt64.init)
+        else {
+            throw ReplicationError(
+                message: "\(peerName): snapshot refused with \(response.status.code)")
+        }
+        let changes: [Change<String, String, Value>]
+        do {
+            changes = try JSONDecoder().decode(
+                [Change<String, String, Value>].self, from: Data(response.body.readableBytesView))
+        } catch {
+            throw ReplicationError(
+                message: "\(peerName): the snapshot is not crdt-lite JSON: \(error)")
+        }
+        return StatePage(
+            changes: changes, nextAfter: header(ShippingHeaders.snapshotAfter), covered: covered,
+            epoch: header(ShippingHeaders.epoch).flatMap(UInt64.init),
+            nodeId: header(ShippingHeaders.nodeId).flatMap(UInt64.init))
+    }
+
+    /// `POST /ack`; anything but 204 throws.
+    public func acknowledge(_ acknowledgement: ReplicationAcknowledgement) async throws {
+        var request = authorized(HTTPClientRequest(url: "\(peerName)/ack"))
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        var body = #"{"node": \#(acknowledgement.node), "offset": \#(acknowledgement.offset)"#
+        if let logEnd = acknowledgement.logEnd { body += #", "log_end": \#(logEnd)"# }
+        if let collected = acknowledgement.collectedBelow {
+            body += #", "collected_below": \#(collected)"#
+        }
+        request.body = .bytes(ByteBuffer(string: body + "}"))
+        let response = try await transfer(request, within: .seconds(10), bodyBytesMax: 1 << 16)
+        guard response.status == .noContent else {
+            throw ReplicationError(
+                message: "\(peerName): acknowledgement refused with \(response.status.code) "
+                    + String(buffer: response.body).prefix(300))
+        }
+    }
+
+    private func authorized(_ request: HTTPClientRequest) -> HTTPClientRequest {
+        var request = request
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        return request
+    }
+}
