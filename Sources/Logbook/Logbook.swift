@@ -29,6 +29,8 @@ public final class Logbook: @unchecked Sendable {
     var fencedIds: Set<String>
     let views: [any MaterializedView]
     let fileSystem: any FileSystem
+    /// The wall clock from the options.
+    let wallClock: any WallClock
     let logConfiguration: LogConfiguration
     /// The directory holding the log.
     public let directory: String
@@ -41,22 +43,19 @@ public final class Logbook: @unchecked Sendable {
     /// Per view name: whether a checkpoint was restored at open, and if not why.
     public let viewCheckpointStatus: [String: ViewCheckpointStatus]
     let checkpointsOnClose: Bool
-    /// Held from open to close (real file systems only).
-    private let directoryLock: DirectoryLock?
 
     private init(
         directory: String, nodeId: NodeId, options: LogbookOptions,
         crdt: CRDT<String, String, Value>, log: Log, statistics: ReplayStatistics,
-        checkpointStatus: [String: ViewCheckpointStatus], collection: TombstoneCollectionState,
-        directoryLock: DirectoryLock?
+        checkpointStatus: [String: ViewCheckpointStatus], collection: TombstoneCollectionState
     ) {
-        self.directoryLock = directoryLock
         self.collection = collection
         fencedIds = collection.fencedIds
         self.directory = directory
         self.nodeId = nodeId
         durability = options.durability
         fileSystem = options.fileSystem
+        wallClock = options.wallClock
         logConfiguration = options.log
         views = options.views
         self.crdt = crdt
@@ -103,13 +102,6 @@ public final class Logbook: @unchecked Sendable {
                 "not a Logbook directory (no \(NodeMetadata.fileName)); give a node id to create one",
                 path: directory)
         }
-        // Another process appending to or rewriting the same log would corrupt it.
-        let directoryLock =
-            !(fileSystem is PosixFileSystem)
-            ? nil
-            : options.readOnly
-                ? try DirectoryLock.shared(directory: directory)
-                : try DirectoryLock(directory: directory)
         let log: Log
         do {
             log =
@@ -139,7 +131,7 @@ public final class Logbook: @unchecked Sendable {
         let logbook = Logbook(
             directory: directory, nodeId: resolvedNode, options: options, crdt: crdt,
             log: log, statistics: statistics, checkpointStatus: checkpointStatus,
-            collection: collection, directoryLock: directoryLock)
+            collection: collection)
         if options.readOnly {
             // Every write, maintenance pass and checkpoint checks `failure` first.
             logbook.failure = LogbookError(
@@ -251,7 +243,6 @@ public final class Logbook: @unchecked Sendable {
             if failure == nil {
                 failure = LogbookError(.failed, "the Logbook is closed", path: directory)
             }
-            directoryLock?.release()
         }
     }
 

@@ -62,9 +62,10 @@ public struct LogbookError: Error, Sendable, CustomStringConvertible {
 
     /// Wraps a storage error.
     public init(_ error: StorageError) {
+        // A held directory lock is not a storage failure: say who holds it, as before.
         self.init(
-            .storage, error.message, path: error.path, logOffset: error.logOffset,
-            storageError: error)
+            error.code == .inUse ? .inUse : .storage, error.message, path: error.path,
+            logOffset: error.logOffset, storageError: error)
     }
 
     /// The storage error's text for storage failures, else `code: path (offset): message`.

@@ -10,6 +10,9 @@ public struct LogbookOptions: Sendable {
     public var fileSystem: any FileSystem = PosixFileSystem()
     /// The log's clock, for rolling segments by age. Default none.
     public var clock: (any LogClock)? = nil
+    /// Wall-clock time for tombstone retention (and the peer ledger opened with
+    /// `PeerLedger(for:)`). Default: the system's.
+    public var wallClock: any WallClock = SystemWallClock()
     /// Group commit: wait this long before each sync to gather more appenders. Default 0:
     /// syncs already batch whatever arrives while the previous one runs.
     public var groupCommitDelayNanoseconds: UInt64 = 0

@@ -16,14 +16,23 @@ extension Log {
             }
             try fileSystem.createDirectory(directory)
         }
-        let outcome = try SegmentRecovery.recover(
-            directory: directory, fileSystem: fileSystem, configuration: configuration, clock: clock
-        )
+        // Another process (or open) appending to or rewriting the same log would corrupt it.
+        let lease = try fileSystem.lockDirectory(directory, exclusive: true)
+        let outcome: SegmentRecovery.Outcome
+        do {
+            outcome = try SegmentRecovery.recover(
+                directory: directory, fileSystem: fileSystem, configuration: configuration,
+                clock: clock)
+        } catch {
+            lease?.release()
+            throw error
+        }
         let log = Log(
             directory: directory, fileSystem: fileSystem, configuration: configuration,
             clock: clock,
             sealed: outcome.sealed, active: outcome.active, recovery: outcome.report,
             epochs: try LogEpochs.read(directory: directory, fileSystem: fileSystem))
+        log.lease = lease
         #if LOGBOOK_VERIFY
             log.checkInvariants()
         #endif
@@ -49,13 +58,23 @@ extension Log {
         guard fileSystem.exists(directory) else {
             throw StorageError(.notFound, "no log directory", path: directory)
         }
-        let outcome = try SegmentRecovery.recover(
-            directory: directory, fileSystem: fileSystem, configuration: configuration,
-            clock: nil, readOnly: true)
-        return Log(
+        // Shared: readers together, but not while a writer has the log.
+        let lease = try fileSystem.lockDirectory(directory, exclusive: false)
+        let outcome: SegmentRecovery.Outcome
+        do {
+            outcome = try SegmentRecovery.recover(
+                directory: directory, fileSystem: fileSystem, configuration: configuration,
+                clock: nil, readOnly: true)
+        } catch {
+            lease?.release()
+            throw error
+        }
+        let log = Log(
             directory: directory, fileSystem: fileSystem, configuration: configuration,
             clock: nil, sealed: outcome.sealed, active: outcome.active, recovery: outcome.report,
             epochs: try LogEpochs.read(directory: directory, fileSystem: fileSystem),
             isReadOnly: true)
+        log.lease = lease
+        return log
     }
 }

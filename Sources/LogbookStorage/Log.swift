@@ -28,6 +28,8 @@ public final class Log {
     public let isReadOnly: Bool
     /// The log's epochs; this open starts one at its first append.
     var epochs: LogEpochs
+    /// The directory's lock, held until `close` (exclusive, or shared when read-only).
+    var lease: (any DirectoryLease)?
     var hasBegunEpoch = false
 
     /// What recovery did at open.
@@ -116,6 +118,9 @@ public final class Log {
     /// log only closes). Idempotent.
     public func close() throws(StorageError) {
         if isClosed { return }
+        // The lock goes even when the last sync fails: the process may open the log again
+        // to recover, and nothing of this open writes any more.
+        defer { lease?.release() }
         if !isReadOnly { try sync() }
         isClosed = true
         try active.file.close()

@@ -1,4 +1,5 @@
 import Foundation
+import Logbook
 import LogbookStorage
 
 /// A clock that only moves when told to, for tests of time-based behaviour (segment age).
@@ -27,4 +28,9 @@ public final class SimulatedClock: LogClock, @unchecked Sendable {
         now += nanoseconds
         lock.unlock()
     }
+}
+
+extension SimulatedClock: WallClock {
+    /// The simulated time as wall time: nanoseconds since 1970.
+    public func secondsSince1970() -> Double { Double(nowNanoseconds()) / 1e9 }
 }

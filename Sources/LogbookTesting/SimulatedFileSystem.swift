@@ -33,6 +33,10 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
     var durableNamespace: [String: Node] = [:]
     var directories: Set<String> = ["/"]
     var operationsBeforeFailure: Int?
+    /// Directory locks held: -1 for an exclusive holder, else the number of shared ones.
+    var directoryLocks: [String: Int] = [:]
+    /// Bumped by each crash, so leases from before it release nothing.
+    var lockGeneration = 0
     /// Operations performed (writes, syncs, renames), for choosing crash points.
     public private(set) var operationCount = 0
     /// Bytes returned by reads so far, so tests can check that a read seeks.
@@ -74,6 +78,9 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         }
         namespace = durableNamespace
         operationsBeforeFailure = nil
+        // The process died with the power: its directory locks went with it.
+        directoryLocks = [:]
+        lockGeneration += 1
     }
 
     /// Flips one bit of a stored file, in both its current and durable contents.
@@ -204,6 +211,35 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         }
     }
 
+    /// Takes a directory lock in memory, with `flock`'s rules: one exclusive holder or any
+    /// number of shared ones. Creates no lock file, so read-only checks of a directory's
+    /// bytes are unaffected; a crash drops every lock.
+    public func lockDirectory(_ directory: String, exclusive: Bool) throws(StorageError)
+        -> (any DirectoryLease)?
+    {
+        lock.lock()
+        defer { lock.unlock() }
+        let holders = directoryLocks[directory] ?? 0
+        // holders: -1 for an exclusive holder, else the number of shared ones.
+        guard exclusive ? holders == 0 : holders >= 0 else {
+            throw StorageError(
+                .inUse, "the directory is open in another process (simulated)", path: directory)
+        }
+        directoryLocks[directory] = exclusive ? -1 : holders + 1
+        return SimulatedDirectoryLease(
+            fileSystem: self, directory: directory, exclusive: exclusive,
+            generation: lockGeneration)
+    }
+
+    /// Drops one holder of a directory lock taken in `generation` (none after a crash).
+    func releaseDirectoryLock(_ directory: String, exclusive: Bool, generation: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard generation == lockGeneration, let holders = directoryLocks[directory] else { return }
+        let remaining = exclusive ? 0 : holders - 1
+        directoryLocks[directory] = remaining > 0 ? remaining : nil
+    }
+
     // MARK: Shared with SimulatedFile (lock held by caller)
 
     func countOperation(path: String) throws(StorageError) {
@@ -233,4 +269,34 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
+}
+
+/// A directory lock of a `SimulatedFileSystem`.
+final class SimulatedDirectoryLease: DirectoryLease, @unchecked Sendable {
+    // @unchecked: `released` is guarded by `lock`; the rest is immutable.
+    private let lock = NSLock()
+    private let fileSystem: SimulatedFileSystem
+    private let directory: String
+    private let exclusive: Bool
+    private let generation: Int
+    private var released = false
+
+    init(fileSystem: SimulatedFileSystem, directory: String, exclusive: Bool, generation: Int) {
+        self.fileSystem = fileSystem
+        self.directory = directory
+        self.exclusive = exclusive
+        self.generation = generation
+    }
+
+    func release() {
+        let first = lock.withLock {
+            defer { released = true }
+            return !released
+        }
+        if first {
+            fileSystem.releaseDirectoryLock(directory, exclusive: exclusive, generation: generation)
+        }
+    }
+
+    deinit { release() }
 }

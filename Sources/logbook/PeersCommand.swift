@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logbook
+import LogbookStorage
 
 /// `logbook peers DIR add|remove|list`.
 struct PeersCommand: ParsableCommand {
@@ -37,12 +38,16 @@ struct PeersCommand: ParsableCommand {
 
     func run() throws {
         try requireLogbookDirectory(target.directory)
-        // A serving node keeps the ledger in memory and would overwrite a change made here.
-        let lock: DirectoryLock
-        do { lock = try DirectoryLock(directory: target.directory) } catch {
-            throw exitWithError(error)
+        // A serving node keeps the ledger in memory and would overwrite a change made here;
+        // listing only reads, so it shares the lock (and writes no pid into it).
+        let lease: (any DirectoryLease)?
+        do {
+            lease = try PosixFileSystem().lockDirectory(
+                target.directory, exclusive: action != .list)
+        } catch {
+            throw exitWithError(LogbookError(error))
         }
-        defer { lock.release() }
+        defer { lease?.release() }
         let ledger = try openLedger(target.directory)
         do {
             switch (action, nodeId) {

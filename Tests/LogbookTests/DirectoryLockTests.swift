@@ -1,5 +1,6 @@
 import Foundation
 import Logbook
+import LogbookStorage
 import LogbookTesting
 import Testing
 
@@ -19,5 +20,49 @@ import Testing
         try first.close()
         let second = try Logbook.open(directory: directory.path)
         try second.close()
+    }
+}
+
+// The lock lives in storage: every writable `Log.open` takes it, whatever opens the log,
+// and the simulated file system keeps the same rules (dropped by a power cut).
+@Suite struct StorageDirectoryLockTests {
+    @Test func aWritableLogOpenExcludesWritersAndReaders() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let writer = try Log.open(directory: directory.path)
+        for open in [
+            { try Log.open(directory: directory.path) },
+            { try Log.openReadOnly(directory: directory.path) },
+        ] {
+            let refusal = #expect(throws: StorageError.self) { _ = try open() }
+            #expect(refusal?.code == .inUse)
+        }
+        try writer.close()
+        let readers = try (0..<2).map { _ in try Log.openReadOnly(directory: directory.path) }
+        let refusal = #expect(throws: StorageError.self) {
+            _ = try Log.open(directory: directory.path)
+        }
+        #expect(refusal?.code == .inUse, "a writer waits for the readers")
+        for reader in readers { try reader.close() }
+        try Log.open(directory: directory.path).close()
+    }
+
+    @Test func aSimulatedDirectoryLockFollowsTheSameRulesAndDiesWithThePower() throws {
+        let fileSystem = SimulatedFileSystem()
+        let options = smallLogOptions(.fsyncEachAppend, fileSystem: fileSystem)
+        let first = try Logbook.open(directory: "/data", nodeId: 1, options: options)
+        let refusal = #expect(throws: LogbookError.self) {
+            try Logbook.open(directory: "/data", options: options)
+        }
+        #expect(refusal?.code == .inUse)
+        var random = SeededGenerator(seed: 1)
+        fileSystem.crash(using: &random)  // the holder died with the power
+        let second = try Logbook.open(directory: "/data", options: options)
+        try first.close()  // a lease from before the crash releases nothing
+        #expect(throws: LogbookError.self) {
+            try Logbook.open(directory: "/data", options: options)
+        }
+        try second.close()
+        try Logbook.open(directory: "/data", options: options).close()
     }
 }

@@ -10,7 +10,7 @@ public struct TombstoneCollectionOptions: Sendable {
     /// Default one day, as Kafka's `delete.retention.ms`. Measured from GC runs' sightings
     /// of the log end (`tombstone-gc.json`): the first run after a deletion starts its clock.
     public var retentionSeconds: Double = 86_400
-    /// The time now; nil for the wall clock (tests pass their own).
+    /// The time now; nil for the Logbook's `LogbookOptions.wallClock`.
     public var now: Date? = nil
     /// Cap the rewrite at this many bytes per second; nil for no cap.
     public var bytesPerSecondMax: Int64? = nil
@@ -76,7 +76,7 @@ enum TombstoneCollector {
         _ logbook: Logbook, peers: PeerLedger, options: TombstoneCollectionOptions
     ) throws(LogbookError) -> TombstoneCollectionReport {
         let started = ContinuousClock.now
-        let now = (options.now ?? Date()).timeIntervalSince1970
+        let now = options.now?.timeIntervalSince1970 ?? logbook.wallClock.secondsSince1970()
         var report = TombstoneCollectionReport()
         report.bytesBefore = logbook.sizeBytes
         report.registeredPeers = peers.registeredPeers

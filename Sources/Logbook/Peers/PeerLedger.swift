@@ -63,22 +63,41 @@ public final class PeerLedger: @unchecked Sendable {
     }
 
     private let path: String
+    private let fileSystem: any FileSystem
+    private let clock: any WallClock
     private let lock = NSLock()
     private var entries: [String: Entry]
 
+    /// The largest ledger file read: far above any real one (a few hundred bytes per peer).
+    static let fileSizeMax: Int64 = 64 << 20
+
     /// Opens the ledger in a Logbook directory (an absent file is an empty ledger; a damaged
-    /// one is refused with its path).
-    public init(directory: String) throws {
+    /// one is refused with its path), reading and writing through `fileSystem` and stamping
+    /// entries with `clock`.
+    public init(
+        directory: String, fileSystem: any FileSystem = PosixFileSystem(),
+        clock: any WallClock = SystemWallClock()
+    ) throws(LogbookError) {
         path = directory + "/peers.json"
-        if let data = FileManager.default.contents(atPath: path) {
-            do {
-                entries = try JSONDecoder().decode([String: Entry].self, from: data)
-            } catch {
-                throw LogbookError(.badMetadata, "peer ledger unreadable: \(error)", path: path)
-            }
-        } else {
+        self.fileSystem = fileSystem
+        self.clock = clock
+        guard
+            let bytes = try SmallFiles.read(path, limit: Self.fileSizeMax, fileSystem: fileSystem)
+        else {
             entries = [:]
+            return
         }
+        do {
+            entries = try JSONDecoder().decode([String: Entry].self, from: Data(bytes))
+        } catch {
+            throw LogbookError(.badMetadata, "peer ledger unreadable: \(error)", path: path)
+        }
+    }
+
+    /// The ledger of `logbook`'s directory, through its file system and wall clock.
+    public convenience init(for logbook: Logbook) throws(LogbookError) {
+        try self.init(
+            directory: logbook.directory, fileSystem: logbook.fileSystem, clock: logbook.wallClock)
     }
 
     /// The entry name for a node's acknowledgements and registration.
@@ -230,15 +249,19 @@ public final class PeerLedger: @unchecked Sendable {
             unchanged.updated = entry.updated
             if unchanged == entry { return }
         }
-        entry.updated = Date().timeIntervalSince1970
-        entries[peer] = entry
+        entry.updated = clock.secondsSince1970()
+        var updated = entries
+        updated[peer] = entry
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        let data = try encoder.encode(entries)
+        let data = try encoder.encode(updated)
         do {
-            try PosixFileSystem().replaceFile(path, with: [UInt8](data), durable: true)
+            try fileSystem.replaceFile(path, with: [UInt8](data), durable: true)
         } catch {
             throw LogbookError(error)
         }
+        // Only what is durable is held: after a failed write the ledger still says what the
+        // file says, and a retry writes the change again.
+        entries = updated
     }
 }

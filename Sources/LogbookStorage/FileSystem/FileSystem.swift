@@ -18,6 +18,11 @@ public protocol FileSystem: Sendable {
     func rename(_ source: String, to destination: String) throws(StorageError)
     /// Makes the directory's entries (creations, renames, removals) durable.
     func syncDirectory(_ path: String) throws(StorageError)
+    /// Takes the lock of a log directory without waiting: exclusive for a writer, shared for
+    /// a reader (nil when the directory has no lock file, as no writer ever opened it or it
+    /// lies on a read-only mount). Throws `.inUse` naming the holder when it is taken.
+    func lockDirectory(_ directory: String, exclusive: Bool) throws(StorageError)
+        -> (any DirectoryLease)?
 }
 
 /// How to open a file.

@@ -78,6 +78,13 @@ public struct PosixFileSystem: FileSystem {
             throw .systemCall("fsync directory", path: path)
         }
     }
+
+    /// A `flock` on `DIRECTORY/lock` (see `PosixDirectoryLease`).
+    public func lockDirectory(_ directory: String, exclusive: Bool) throws(StorageError)
+        -> (any DirectoryLease)?
+    {
+        try PosixDirectoryLease.take(directory: directory, exclusive: exclusive)
+    }
 }
 
 /// An open POSIX file descriptor.
