@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "LogbookTesting", targets: ["LogbookTesting"]),
         .library(name: "LogbookViews", targets: ["LogbookViews"]),
         .library(name: "LogbookShipping", targets: ["LogbookShipping"]),
+        .library(name: "LogbookNode", targets: ["LogbookNode"]),
         .executable(name: "logbook", targets: ["logbook"]),
     ],
     dependencies: [
@@ -30,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The node service (LogbookNode) and the CLI's logging; Hummingbird uses both already.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(
@@ -71,13 +75,24 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings),
+        .target(
+            name: "LogbookNode",
+            dependencies: [
+                "Logbook", "LogbookShipping",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "logbook",
             dependencies: [
                 "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookTesting", "LogbookViews",
-                "LogbookShipping", "CSQLite",
+                "LogbookShipping", "LogbookNode", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -103,7 +118,7 @@ let package = Package(
         .testTarget(
             name: "LogbookShippingTests",
             dependencies: [
-                "LogbookShipping", "Logbook", "LogbookCRDT", "LogbookTesting",
+                "LogbookShipping", "LogbookNode", "Logbook", "LogbookCRDT", "LogbookTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

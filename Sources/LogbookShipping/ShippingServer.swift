@@ -8,6 +8,7 @@ import LogbookCRDT
 import NIOCore
 import NIOPosix
 import NIOSSL
+import ServiceLifecycle
 
 /// Serves a Logbook to its peers over HTTP (Hummingbird).
 ///
@@ -133,11 +134,15 @@ public struct ShippingServer: Sendable {
     }
 
     /// Returns when the durable high watermark passes `offset`, after `wait` (at most
-    /// `logWaitMax`), or when the task is cancelled. Checks every millisecond: a follower's
-    /// lag gains at most that, and an idle follower costs a thousand cheap reads a second.
+    /// `logWaitMax`), when the task is cancelled, or when the server shuts down gracefully
+    /// (the poll is answered at once, so shutting down waits for no poll). Checks every
+    /// millisecond: a follower's lag gains at most that, and an idle follower costs a
+    /// thousand cheap reads a second.
     private func waitForDurable(beyond offset: UInt64, upTo wait: Duration) async {
         let deadline = ContinuousClock.now + min(wait, configuration.logWaitMax)
-        while logbook.durableOffset <= offset && ContinuousClock.now < deadline {
+        while logbook.durableOffset <= offset && ContinuousClock.now < deadline
+            && !Task.isShuttingDownGracefully
+        {
             do { try await Task.sleep(for: .milliseconds(1)) } catch { return }
         }
     }

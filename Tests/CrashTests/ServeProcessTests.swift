@@ -42,6 +42,15 @@ import Testing
         return String(line[line.index(after: start)..<end])
     }
 
+    /// Waits up to 10 s for a node to answer on `port`.
+    private func isServing(port: Int) async -> Bool {
+        for _ in 0..<100 {
+            if await digest(port: port) != nil { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
     private func serve(_ executable: URL, _ directory: String, port: Int, peers: [Int]) throws
         -> Process
     {
@@ -98,11 +107,7 @@ import Testing
         }
         for index in 0..<3 { processes.append(try start(index)) }
         for port in ports {
-            var ready = false
-            for _ in 0..<100 where !ready {
-                ready = await digest(port: port) != nil
-                if !ready { try await Task.sleep(for: .milliseconds(100)) }
-            }
+            let ready = await isServing(port: port)
             #expect(ready, "node on port \(port) did not come up")
         }
         // Clients write conflicting changes (same records, different values) to each node.
@@ -205,4 +210,72 @@ private final class PrintedLines: @unchecked Sendable {
 
     func append(_ data: Data) { lock.withLock { bytes.append(data) } }
     var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
+}
+
+// SIGTERM and a port in use, on the real binary.
+extension ServeProcessTests {
+    /// A fresh node directory (initialized as node 1), removed by the caller.
+    private func initializedDirectory() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "logbook-serve-\(UUID().uuidString.prefix(8))"
+        ).path
+        #expect(try LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
+        return directory
+    }
+
+    @Test func sigtermStopsServeWithExitZeroAndNothingToRecover() async throws {
+        guard let executable = LogbookExecutable.built() else { return }
+        let directory = try initializedDirectory()
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: directory + "-token")
+        }
+        let port = Int.random(in: 20_000..<50_000)
+        let process = try serve(executable, directory, port: port, peers: [])
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let ready = await isServing(port: port)
+        try #require(ready, "serve did not come up")
+        let client = CRDT<String, String, Value>(nodeId: 100)
+        let changes = (0..<200).flatMap {
+            client.insertOrUpdate("entity/e\($0)", fields: [("name", .string("n\($0)"))])
+        }
+        let posted = try await request(
+            "http://127.0.0.1:\(port)/changes", method: "POST",
+            body: try JSONEncoder().encode(changes))
+        #expect(posted.status == 200)
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        try #require(!process.isRunning, "serve did not stop within 10 s of SIGTERM")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        let reopened = try Logbook.open(directory: directory)
+        defer { try? reopened.close() }
+        #expect(reopened.recovery.isClean, "recovery: \(reopened.recovery)")
+        #expect(reopened.records().count == 200)
+    }
+
+    @Test func aPortInUseIsAClearErrorAndANonZeroExit() async throws {
+        guard let executable = LogbookExecutable.built() else { return }
+        let first = try initializedDirectory()
+        let second = try initializedDirectory()
+        defer {
+            for directory in [first, second] {
+                try? FileManager.default.removeItem(atPath: directory)
+                try? FileManager.default.removeItem(atPath: directory + "-token")
+            }
+        }
+        let port = Int.random(in: 20_000..<50_000)
+        let occupant = try serve(executable, first, port: port, peers: [])
+        defer { if occupant.isRunning { kill(occupant.processIdentifier, SIGKILL) } }
+        let ready = await isServing(port: port)
+        try #require(ready, "the first serve did not come up")
+        try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: second + "-token"))
+        let refused = try LogbookExecutable.run(
+            ["serve", second, "--port", "\(port)", "--token-file", second + "-token"])
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("port \(port)"), "stderr: \(refused.standardError)")
+        // Its log was closed on the way out: a reader opens it with nothing to recover.
+        let reopened = try Logbook.open(directory: second)
+        #expect(reopened.recovery.isClean)
+        try reopened.close()
+    }
 }

@@ -118,7 +118,14 @@ public struct ReplicationSession: Sendable {
         var inFlight = prefetch(from: cursor, epoch: ledger.epoch(for: peer), wait: wait)
         defer { inFlight.cancel() }
         while !Task.isCancelled {
-            let answer = try await inFlight.value
+            // The fetch runs in its own task (so it is in flight while we merge): cancelling
+            // this one must reach it, or a stop would wait out a whole long poll.
+            let fetching = inFlight
+            let answer = try await withTaskCancellationHandler {
+                try await fetching.value
+            } onCancel: {
+                fetching.cancel()
+            }
             var report = ReplicationReport()
             guard case .batches(let batches) = answer else {
                 cursor = try await restoreFromState(after: answer, &report)

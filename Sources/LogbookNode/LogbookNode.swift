@@ -1,0 +1,170 @@
+import AsyncHTTPClient
+import Foundation
+import Logbook
+import LogbookShipping
+import Logging
+import ServiceLifecycle
+
+/// A serving Logbook node: the shipping server, one follower per peer and the maintenance
+/// schedule, run as swift-service-lifecycle services in one group. What `logbook serve`
+/// runs, in a library so it can be tested in-process.
+///
+/// The node owns the Logbook it is given: `run()` closes it (and its HTTP client) however
+/// the group ends — a graceful shutdown (SIGTERM or SIGINT when `handlesSignals`, or
+/// `shutdown()`), or a service failing (the port in use). A graceful shutdown stops the
+/// followers first (their polls cancelled), then maintenance (a pass under way finishes),
+/// then the server, which stops accepting, answers the requests in flight (long polls at
+/// once) and ends; then the log is synced and closed.
+public final class LogbookNode: Sendable {
+    /// What the node runs.
+    public struct Configuration: Sendable {
+        /// How it serves (address, port, token, TLS, limits).
+        public var shipping: ShippingConfiguration
+        /// Peers to follow (base URLs), with `shipping.token`.
+        public var peers: [String] = []
+        /// The longest a follower's poll waits at a peer.
+        public var followWait = Duration.milliseconds(500)
+        /// PEM certificates to trust for HTTPS peers (nil: the system's roots).
+        public var trustedCertificates: String?
+        /// GC and compaction.
+        public var maintenance = MaintenanceSchedule()
+        /// Stop gracefully on SIGTERM and SIGINT.
+        public var handlesSignals = false
+
+        /// A configuration serving with `shipping` and nothing else.
+        public init(shipping: ShippingConfiguration) { self.shipping = shipping }
+    }
+
+    let logbook: Logbook
+    let ledger: PeerLedger
+    let configuration: Configuration
+    let logger: Logger
+    /// Called with the port once the server listens.
+    let onListening: @Sendable (Int) -> Void
+    private let group = GroupHandle()
+
+    /// A node serving `logbook` (which it now owns) with `ledger`.
+    public init(
+        logbook: Logbook, ledger: PeerLedger, configuration: Configuration,
+        logger: Logger = Logger(label: "logbook.node"),
+        onListening: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
+        self.logbook = logbook
+        self.ledger = ledger
+        self.configuration = configuration
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// Runs until a graceful shutdown or a failure (rethrown), then closes the HTTP client
+    /// and the Logbook. Throws when the TLS files cannot be read or the server cannot
+    /// listen; every resource is closed then too.
+    public func run() async throws {
+        let client: HTTPClient
+        do { client = try PeerClient.make(trusting: configuration.trustedCertificates) } catch {
+            try? logbook.close()
+            throw error
+        }
+        var failure: (any Error)?
+        do {
+            try await runServices(client: client)
+        } catch {
+            failure = error
+        }
+        do { try await client.shutdown() } catch { failure = failure ?? error }
+        do { try logbook.close() } catch { failure = failure ?? error }
+        if let failure { throw failure }
+    }
+
+    /// Starts a graceful shutdown of a running node (nothing when it is not running).
+    public func shutdown() async {
+        await group.triggerGracefulShutdown()
+    }
+
+    private func runServices(client: HTTPClient) async throws {
+        let listening = ListeningFlag()
+        let port = configuration.shipping.port
+        let onListening = onListening
+        let server = try ShippingServer(
+            logbook: logbook, configuration: configuration.shipping, ledger: ledger
+        ).application { port in
+            listening.set()
+            onListening(port)
+        }
+        // Shut down in reverse order: followers, maintenance, then the server.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: server, serviceName: "server")
+        ]
+        if configuration.maintenance.isScheduled {
+            services.append(
+                .init(
+                    service: MaintenanceService(
+                        logbook: logbook, ledger: ledger, schedule: configuration.maintenance,
+                        logger: logger),
+                    serviceName: "maintenance"))
+        }
+        for peer in configuration.peers {
+            var peerLogger = logger
+            peerLogger[metadataKey: "peer"] = "\(peer)"
+            let puller = PeerPuller(
+                logbook: logbook, peer: peer, token: configuration.shipping.token, ledger: ledger,
+                client: client)
+            services.append(
+                .init(
+                    service: FollowerService(
+                        puller: puller, wait: configuration.followWait, logger: peerLogger),
+                    serviceName: "follower \(peer)"))
+        }
+        let serviceGroup = ServiceGroup(
+            configuration: .init(
+                services: services,
+                gracefulShutdownSignals: configuration.handlesSignals ? [.sigterm, .sigint] : [],
+                logger: logger))
+        await group.set(serviceGroup)
+        var failure: (any Error)?
+        do { try await serviceGroup.run() } catch { failure = error }
+        await group.set(nil)
+        guard let failure else { return }
+        // The server's own error when it never listened says little ("Address already in
+        // use" at best): name the port.
+        throw listening.isSet ? failure : NodeStartError(port: port, cause: failure)
+    }
+}
+
+/// The node's server never listened.
+public struct NodeStartError: Error, CustomStringConvertible, Sendable {
+    /// The port it was to listen on.
+    public var port: Int
+    /// What the server reported.
+    public var cause: any Error
+
+    /// A one-line explanation.
+    public var description: String {
+        "cannot serve on port \(port) (is it in use?): \(cause)"
+    }
+}
+
+/// The running group, for `shutdown()`.
+private actor GroupHandle {
+    private var group: ServiceGroup?
+    private var shutdownRequested = false
+
+    func set(_ group: ServiceGroup?) async {
+        self.group = group
+        if let group, shutdownRequested { await group.triggerGracefulShutdown() }
+    }
+
+    func triggerGracefulShutdown() async {
+        shutdownRequested = true
+        await group?.triggerGracefulShutdown()
+    }
+}
+
+/// Set once the server listens.
+private final class ListeningFlag: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}

@@ -1,0 +1,87 @@
+import Logbook
+import Logging
+import ServiceLifecycle
+
+/// How often a serving node runs its maintenance passes.
+public struct MaintenanceSchedule: Sendable {
+    /// Tombstone GC every this often (nil: never).
+    public var gcEvery: Duration?
+    /// A compaction check every this often (nil: never); compacts at the default dirty
+    /// ratio, 0.5.
+    public var compactEvery: Duration?
+    /// What each GC run is given (retention time).
+    public var gcOptions = TombstoneCollectionOptions()
+
+    /// No maintenance.
+    public init() {}
+
+    /// Whether any pass is scheduled.
+    public var isScheduled: Bool { gcEvery != nil || compactEvery != nil }
+}
+
+/// A serving node's maintenance as a service: tombstone GC and compaction checks, one after
+/// the other in one task (a Logbook runs one maintenance pass at a time), until graceful
+/// shutdown. Logs what each pass removed, and once each new reason GC is blocked.
+struct MaintenanceService: Service {
+    let logbook: Logbook
+    let ledger: PeerLedger
+    let schedule: MaintenanceSchedule
+    let logger: Logger
+
+    func run() async throws {
+        let start = ContinuousClock.now
+        var nextGC = schedule.gcEvery.map { start + $0 }
+        var nextCompaction = schedule.compactEvery.map { start + $0 }
+        var lastBlock: String?
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            guard let due = [nextGC, nextCompaction].compactMap({ $0 }).min() else { return }
+            // A graceful shutdown ends the wait, not a pass under way.
+            do {
+                try await cancelWhenGracefulShutdown {
+                    try await Task.sleep(until: due, clock: .continuous)
+                }
+            } catch { return }
+            if let next = nextGC, next <= .now, let every = schedule.gcEvery {
+                lastBlock = collect(lastBlock: lastBlock)
+                nextGC = next + every
+            }
+            if let next = nextCompaction, next <= .now, let every = schedule.compactEvery {
+                compact()
+                nextCompaction = next + every
+            }
+        }
+    }
+
+    /// One GC run; returns why it is blocked, logged when it changed.
+    private func collect(lastBlock: String?) -> String? {
+        do {
+            let report = try logbook.collectTombstones(peers: ledger, schedule.gcOptions)
+            if report.collected > 0 || report.unfenced > 0 {
+                logger.info(
+                    "gc: collected \(report.collected) tombstones (\(report.recordsRemoved) records), unfenced \(report.unfenced); history starts at \(report.historyStart)"
+                )
+            }
+            if let reason = report.blockedBecause, reason != lastBlock {
+                logger.info("gc: blocked: \(reason)")
+            }
+            return report.blockedBecause
+        } catch {
+            logger.error("gc failed: \(error); retrying")
+            return lastBlock
+        }
+    }
+
+    /// One compaction check.
+    private func compact() {
+        do {
+            let report = try logbook.compact(CompactionOptions())
+            if report.didRewrite {
+                logger.info(
+                    "compact: \(report.recordsBefore) -> \(report.recordsAfter) records, \(report.bytesBefore) -> \(report.bytesAfter) bytes in \(report.seconds) s"
+                )
+            }
+        } catch {
+            logger.error("compaction failed: \(error); retrying")
+        }
+    }
+}

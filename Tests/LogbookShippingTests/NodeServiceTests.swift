@@ -1,0 +1,99 @@
+import AsyncHTTPClient
+import Foundation
+import Logbook
+import LogbookNode
+import LogbookShipping
+import LogbookTesting
+import NIOCore
+import Testing
+
+// The node service in-process: a graceful shutdown answers a long poll at once, stops the
+// follower and closes the log cleanly; a port in use fails the start with the port named
+// and leaves nothing open.
+@Suite(.serialized) struct NodeServiceTests {
+    /// Starts `node` in a task; returns the task and the port once it listens.
+    private func start(_ makeNode: (@escaping @Sendable (Int) -> Void) -> LogbookNode)
+        async throws -> (LogbookNode, Task<Void, any Error>, Int)
+    {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let node = makeNode { continuation.yield($0) }
+        let task = Task {
+            defer { continuation.finish() }
+            try await node.run()
+        }
+        var listening: Int?
+        for await port in ports {
+            listening = port
+            break
+        }
+        let port = try #require(listening, "the node never listened")
+        return (node, task, port)
+    }
+
+    @Test func aGracefulShutdownAnswersLongPollsAndClosesTheLogCleanly() async throws {
+        let leader = try TestNode(node: 1)
+        defer { leader.stop() }
+        try await leader.start()
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(directory: directory.path, nodeId: 2)
+        let ledger = try PeerLedger(directory: directory.path)
+        try ledger.register(1)
+        try leader.ledger.register(2)
+        _ = try await leader.logbook.insertOrUpdate("entity/a", fields: [("name", "lamp")])
+        var configuration = LogbookNode.Configuration(
+            shipping: ShippingConfiguration(token: leader.token))
+        configuration.peers = [leader.url]
+        configuration.followWait = .seconds(20)
+        let (node, task, port) = try await start { onListening in
+            LogbookNode(
+                logbook: logbook, ledger: ledger, configuration: configuration,
+                onListening: onListening)
+        }
+        // The follower pulls the leader's record.
+        for _ in 0..<200 where logbook.getRecord("entity/a") == nil {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(logbook.getRecord("entity/a") != nil, "the follower never pulled")
+        // A long poll on the node, waiting for records that will not come.
+        var poll = HTTPClientRequest(
+            url: "http://127.0.0.1:\(port)/log?from=\(logbook.durableOffset)&wait_ms=20000")
+        poll.headers.add(name: "Authorization", value: "Bearer \(leader.token)")
+        let polling = Task { try await HTTPClient.shared.execute(poll, timeout: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(200))
+        let stopping = ContinuousClock.now
+        await node.shutdown()
+        try await task.value
+        let answer = try await polling.value
+        #expect(answer.status == .ok, "the long poll was answered")
+        #expect(ContinuousClock.now - stopping < .seconds(5), "shutdown waited for the poll")
+        // Closed: no more writes, and the directory reopens with nothing to recover.
+        await #expect(throws: LogbookError.self) {
+            try await logbook.insertOrUpdate("entity/b", fields: [("name", "late")])
+        }
+        let reopened = try Logbook.open(directory: directory.path)
+        #expect(reopened.recovery.isClean)
+        #expect(reopened.recovery.truncatedSegment == nil)
+        #expect(reopened.getRecord("entity/a") != nil)
+        try reopened.close()
+    }
+
+    @Test func aPortInUseFailsTheStartWithThePortNamedAndClosesEverything() async throws {
+        let occupant = try TestNode(node: 1)
+        defer { occupant.stop() }
+        try await occupant.start()
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(directory: directory.path, nodeId: 2)
+        var shipping = ShippingConfiguration(token: "t")
+        shipping.port = occupant.port
+        let node = LogbookNode(
+            logbook: logbook, ledger: try PeerLedger(directory: directory.path),
+            configuration: LogbookNode.Configuration(shipping: shipping))
+        let failure = await #expect(throws: NodeStartError.self) { try await node.run() }
+        #expect(failure?.port == occupant.port)
+        #expect(failure?.description.contains("\(occupant.port)") == true)
+        // The log is closed and its directory lock released: it opens again here.
+        try Logbook.open(directory: directory.path).close()
+    }
+}
