@@ -6,8 +6,9 @@ import Foundation
     import Darwin
 #endif
 
-/// The real file system through POSIX calls: `pread`/`pwrite`, `fdatasync`, `rename`, and
-/// `fsync` on a directory descriptor for directory durability.
+/// The real file system through POSIX calls: `pread`/`pwrite`, `Platform.syncData`
+/// (`fdatasync`; `F_FULLFSYNC` on Darwin), `rename`, and a directory descriptor's sync for
+/// directory durability.
 public struct PosixFileSystem: FileSystem {
     /// Creates the POSIX file system.
     public init() {}
@@ -20,7 +21,7 @@ public struct PosixFileSystem: FileSystem {
         case .readWrite: flags = O_RDWR | O_CLOEXEC
         case .createNew: flags = O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC
         }
-        let descriptor = retryingOnInterrupt { Glibc.open(path, flags, 0o644) }
+        let descriptor = retryingOnInterrupt { Platform.openFile(path, flags) }
         guard descriptor >= 0 else { throw .systemCall("open", path: path) }
         return PosixFile(path: path, descriptor: descriptor)
     }
@@ -32,7 +33,9 @@ public struct PosixFileSystem: FileSystem {
         var names: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+                pointer.withMemoryRebound(
+                    to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)
+                ) { String(cString: $0) }
             }
             if name != "." && name != ".." { names.append(name) }
         }
@@ -62,7 +65,7 @@ public struct PosixFileSystem: FileSystem {
 
     /// `rename(2)`.
     public func rename(_ source: String, to destination: String) throws(StorageError) {
-        guard Glibc.rename(source, destination) == 0 else {
+        guard Platform.renameFile(source, destination) == 0 else {
             throw .systemCall("rename to \(destination)", path: source)
         }
     }
@@ -70,11 +73,12 @@ public struct PosixFileSystem: FileSystem {
     /// Opens the directory read-only and `fsync`s it.
     public func syncDirectory(_ path: String) throws(StorageError) {
         let descriptor = retryingOnInterrupt {
-            Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            Platform.openFile(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
         guard descriptor >= 0 else { throw .systemCall("open directory", path: path) }
-        defer { _ = Glibc.close(descriptor) }  // read-only descriptor: nothing to lose on close
-        guard retryingOnInterrupt({ fsync(descriptor) }) == 0 else {
+        // A read-only descriptor: nothing to lose on close.
+        defer { _ = Platform.closeFile(descriptor) }
+        guard retryingOnInterrupt({ Platform.syncDirectory(descriptor) }) == 0 else {
             throw .systemCall("fsync directory", path: path)
         }
     }
@@ -165,7 +169,7 @@ final class PosixFile: StorageFile, @unchecked Sendable {
         }
         hasUnsyncedWrites = false
         let descriptor = self.descriptor
-        guard retryingOnInterrupt({ fdatasync(descriptor) }) == 0 else {
+        guard retryingOnInterrupt({ Platform.syncData(descriptor) }) == 0 else {
             hasUnsyncedWrites = true
             throw .systemCall("fdatasync", path: path)
         }
@@ -192,7 +196,7 @@ final class PosixFile: StorageFile, @unchecked Sendable {
         let closing = descriptor
         descriptor = -1
         // No retry on EINTR: on Linux the descriptor is released even then.
-        guard Glibc.close(closing) == 0 else { throw .systemCall("close", path: path) }
+        guard Platform.closeFile(closing) == 0 else { throw .systemCall("close", path: path) }
     }
 }
 
@@ -220,7 +224,7 @@ func describeErrno(_ number: Int32) -> String {
 extension StorageError {
     /// An `.io` error for a failed system call, capturing the current errno.
     static func systemCall(_ call: String, path: String, byteOffset: Int64? = nil) -> StorageError {
-        let number = Glibc.errno
+        let number = Platform.lastError
         return StorageError(
             number == ENOENT ? .notFound : .io, "\(call) failed", path: path,
             byteOffset: byteOffset, errno: number)

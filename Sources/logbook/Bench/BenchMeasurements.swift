@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import LogbookStorage
 
 /// Per-call latencies, summarized as percentiles.
 struct LatencyRecorder {
@@ -51,25 +48,25 @@ enum PeakMemory {
     }
 }
 
-/// How many `fdatasync`s per second this disk does for small appends: the ceiling of any
-/// durable commit rate.
+/// How many data syncs per second this disk does for small appends, through the log's own
+/// `PosixFileSystem` (`fdatasync`; `F_FULLFSYNC` on Darwin): the ceiling of any durable
+/// commit rate.
 func measureFdatasyncRate(directory: String, seconds: Double = 1) throws -> Double {
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let fileSystem = PosixFileSystem()
+    try fileSystem.createDirectory(directory)
     let path = directory + "/fsync-probe"
-    guard FileManager.default.createFile(atPath: path, contents: nil) else {
-        throw CocoaError(.fileWriteUnknown)
-    }
-    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    if fileSystem.exists(path) { try fileSystem.removeFile(path) }
+    let file = try fileSystem.open(path, mode: .createNew)
     defer {
-        try? handle.close()
-        try? FileManager.default.removeItem(atPath: path)
+        try? file.close()
+        try? fileSystem.removeFile(path)
     }
-    let block = Data(repeating: 0x5A, count: 4096)
+    let block = [UInt8](repeating: 0x5A, count: 4096)
     let started = ContinuousClock.now
     var count = 0
     while (ContinuousClock.now - started).seconds < seconds {
-        try handle.write(contentsOf: block)
-        guard fdatasync(handle.fileDescriptor) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        try file.write(block, at: Int64(count) * 4096)
+        try file.sync()
         count += 1
     }
     return Double(count) / (ContinuousClock.now - started).seconds
