@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "LogbookStorage", targets: ["LogbookStorage"]),
         .library(name: "Logbook", targets: ["Logbook"]),
         .library(name: "LogbookTesting", targets: ["LogbookTesting"]),
+        .library(name: "LogbookWorkloads", targets: ["LogbookWorkloads"]),
         .library(name: "LogbookViews", targets: ["LogbookViews"]),
         .library(name: "LogbookShipping", targets: ["LogbookShipping"]),
         .library(name: "LogbookNode", targets: ["LogbookNode"]),
@@ -59,8 +60,14 @@ let package = Package(
             name: "LogbookViews", dependencies: ["Logbook", "LogbookCRDT"],
             swiftSettings: strictSettings),
         .target(
-            name: "LogbookTesting",
+            name: "LogbookWorkloads",
             dependencies: ["LogbookStorage", "LogbookCRDT", "Logbook", "LogbookViews"],
+            swiftSettings: strictSettings),
+        .target(
+            name: "LogbookTesting",
+            dependencies: [
+                "LogbookStorage", "LogbookCRDT", "Logbook", "LogbookViews", "LogbookWorkloads",
+            ],
             swiftSettings: strictSettings),
         .target(
             name: "LogbookShipping",
@@ -90,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "logbook",
             dependencies: [
-                "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookTesting", "LogbookViews",
+                "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookWorkloads", "LogbookViews",
                 "LogbookShipping", "LogbookNode", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Logbook
 import LogbookCRDT
-import LogbookTesting
+import LogbookWorkloads
 
 /// `logbook demo`: two replicas converge, then a durable log is written, closed, reopened
 /// and replayed, with the throughput of each step.

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logbook
-import LogbookTesting
 import LogbookViews
+import LogbookWorkloads
 
 /// Part 3 of the demo: the fixture homes and a generated year of drawbridge openings go into
 /// a Logbook, the three views answer a path, a search and a bridge summary, and a reopen

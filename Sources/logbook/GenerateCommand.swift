@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import LogbookTesting
 import LogbookViews
+import LogbookWorkloads
 
 /// `logbook generate bridges --years N --seed S`: a realistic SODA JSON array on stdout.
 struct GenerateCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import Logbook
 import LogbookCRDT
-import LogbookTesting
+import LogbookWorkloads
 
 /// Applies standard-workload operations to a Logbook until `changeCount` changes were
 /// accepted; returns the number of changes.

@@ -14,8 +14,12 @@ import Testing
         "LogbookStorage": ["Foundation", "CLZ4", "CCRC32C", "Glibc", "Darwin"],
         "Logbook": ["Foundation", "LogbookCRDT", "LogbookStorage", "CMemoryHints"],
         "LogbookViews": ["Foundation", "Logbook", "LogbookCRDT"],
+        "LogbookWorkloads": [
+            "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookViews",
+        ],
         "LogbookTesting": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookViews",
+            "LogbookWorkloads",
         ],
         "LogbookShipping": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "AsyncHTTPClient",
@@ -26,10 +30,10 @@ import Testing
             "Foundation", "Logbook", "LogbookShipping", "AsyncHTTPClient", "Logging",
             "ServiceLifecycle",
         ],
-        // LogbookTesting and CSQLite leave once the benchmark harness moves out (issue 14).
+        // CSQLite leaves once the benchmark harness moves out (issue 14).
         "logbook": [
             "Foundation", "ArgumentParser", "Logging", "Logbook", "LogbookCRDT", "LogbookStorage",
-            "LogbookViews", "LogbookShipping", "LogbookNode", "LogbookTesting", "CSQLite",
+            "LogbookViews", "LogbookShipping", "LogbookNode", "LogbookWorkloads", "CSQLite",
         ],
     ]
 
@@ -39,7 +43,7 @@ import Testing
     ]
     /// Functions over `functionLinesMax` lines today, as "file:name".
     static let longFunctions: Set<String> = [
-        "LogbookTesting/HomeGraphGenerator.swift:addHome",
+        "LogbookWorkloads/HomeGraphGenerator.swift:addHome",
         "Logbook/Maintenance/TombstoneCollector.swift:collect",
         "logbook/Bench/ViewsBenchmark.swift:run",
         "LogbookStorage/Segment/SegmentRecovery.swift:recover",

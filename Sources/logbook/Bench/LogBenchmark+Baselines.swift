@@ -1,7 +1,7 @@
 import Foundation
 import LogbookCRDT
 import LogbookStorage
-import LogbookTesting
+import LogbookWorkloads
 
 extension LogBenchmark {
     /// SQLite and JSON doing the same work on the same changes, in this process.

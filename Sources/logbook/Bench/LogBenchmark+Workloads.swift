@@ -2,7 +2,7 @@ import Foundation
 import Logbook
 import LogbookCRDT
 import LogbookStorage
-import LogbookTesting
+import LogbookWorkloads
 
 /// What one append run did.
 struct AppendOutcome {

@@ -2,7 +2,7 @@ import Foundation
 import Logbook
 import LogbookCRDT
 import LogbookStorage
-import LogbookTesting
+import LogbookWorkloads
 
 /// The benchmark behind `logbook bench`: the standard workload through Logbook in each
 /// durability mode, replayed and compacted, next to SQLite and crdt-lite-style JSON doing the

@@ -1,7 +1,7 @@
 import Foundation
 import Logbook
 import LogbookCRDT
-import LogbookTesting
+import LogbookWorkloads
 
 /// `logbook bench maintenance`: compaction and tombstone GC on an update-heavy log (the
 /// standard workload's operations over few records, so every (record, column) is written

@@ -2,7 +2,7 @@ import Foundation
 import Logbook
 import LogbookCRDT
 import LogbookShipping
-import LogbookTesting
+import LogbookWorkloads
 
 /// `logbook bench shipping`: two nodes on loopback in this process. Catch-up: node 2 pulls
 /// node 1's whole log (the standard workload) and the stored bytes per second are timed.

@@ -1,8 +1,8 @@
 import Foundation
 import Logbook
 import LogbookCRDT
-import LogbookTesting
 import LogbookViews
+import LogbookWorkloads
 
 /// `logbook bench views`: the three views rebuilt by replay from a long log, and query
 /// latency on a large generated home.

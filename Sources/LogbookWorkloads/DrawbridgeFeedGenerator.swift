@@ -1,4 +1,3 @@
-import LogbookTesting
 import LogbookViews
 
 /// Realistic Seattle drawbridge feed rows (SODA shape, every value a string), seeded.
@@ -8,7 +7,7 @@ import LogbookViews
 /// app); Fremont the busiest; fewer openings on weekdays 7–9 and 16–18, when Seattle
 /// restricts openings; about 4,500 rows a year; some openings reported as several rows (a
 /// sensor records one opening as several open/close events); a few rows with no close.
-struct DrawbridgeFeedGenerator {
+public struct DrawbridgeFeedGenerator {
     struct Bridge {
         var id: Int
         var name: String
@@ -43,16 +42,16 @@ struct DrawbridgeFeedGenerator {
     ]
 
     /// Openings per year across all bridges, before splits (each split adds a row).
-    static let openingsPerYear = 4300
+    public static let openingsPerYear = 4300
 
     var random: SeededGenerator
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         random = SeededGenerator(seed: seed)
     }
 
     /// Rows for `years` years starting on 1 January of `firstYear`, in time order.
-    mutating func rows(years: Int, firstYear: Int = 2023) -> [[String: String]] {
+    public mutating func rows(years: Int, firstYear: Int = 2023) -> [[String: String]] {
         precondition(years > 0, "years must be positive")
         let start = WallClockTime(year: firstYear, month: 1, day: 1).dayNumber
         let end = WallClockTime(year: firstYear + years, month: 1, day: 1).dayNumber
@@ -109,7 +108,7 @@ struct DrawbridgeFeedGenerator {
     }
 
     /// The wall-clock time `minute` minutes after 1970-01-01T00:00 (civil arithmetic).
-    static func time(minute: Int) -> WallClockTime {
+    public static func time(minute: Int) -> WallClockTime {
         let day = minute / 1440
         // Howard Hinnant's civil_from_days.
         let shifted = day + 719_468
