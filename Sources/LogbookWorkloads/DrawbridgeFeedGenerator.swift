@@ -46,6 +46,7 @@ public struct DrawbridgeFeedGenerator {
 
     var random: SeededGenerator
 
+    /// A generator whose rows follow from `seed` alone.
     public init(seed: UInt64) {
         random = SeededGenerator(seed: seed)
     }
