@@ -35,6 +35,9 @@ let package = Package(
         // The node service (LogbookNode) and the CLI's logging; Hummingbird uses both already.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Engine and replication figures (API only in the core), exported by the node.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -51,10 +54,17 @@ let package = Package(
         ),
         .target(name: "LogbookCRDT", swiftSettings: strictSettings),
         .target(
-            name: "LogbookStorage", dependencies: ["CLZ4", "CCRC32C"], swiftSettings: strictSettings
-        ),
+            name: "LogbookStorage",
+            dependencies: [
+                "CLZ4", "CCRC32C", .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings),
         .target(
-            name: "Logbook", dependencies: ["LogbookCRDT", "LogbookStorage", "CMemoryHints"],
+            name: "Logbook",
+            dependencies: [
+                "LogbookCRDT", "LogbookStorage", "CMemoryHints",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
             swiftSettings: strictSettings),
         .target(
             name: "LogbookViews", dependencies: ["Logbook", "LogbookCRDT"],
@@ -83,6 +93,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strictSettings),
         .target(
@@ -92,6 +103,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strictSettings),
         .executableTarget(

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import LogbookCRDT
 import LogbookStorage
@@ -43,6 +44,7 @@ public final class Logbook: @unchecked Sendable {
     /// Per view name: whether a checkpoint was restored at open, and if not why.
     public let viewCheckpointStatus: [String: ViewCheckpointStatus]
     let checkpointsOnClose: Bool
+    let metrics = EngineMetrics()
 
     private init(
         directory: String, nodeId: NodeId, options: LogbookOptions,
@@ -220,6 +222,7 @@ public final class Logbook: @unchecked Sendable {
         -> [Change<String, String, Value>]
     {
         try ChangeAdmission.checkRemote(changes)
+        metrics.receivedChanges.increment(by: Int64(changes.count))
         return try await write { crdt throws(LogbookError) in
             try ChangeAdmission.checkClockRoom(
                 clock: crdt.getClock().currentTime(), merging: changes)
@@ -273,6 +276,7 @@ public final class Logbook: @unchecked Sendable {
             }
             return (changes, log.nextOffset)
         }
+        metrics.appendedChanges.increment(by: Int64(changes.count))
         if let committer {
             do { try await committer.waitUntilDurable(endOffset) } catch {
                 throw LogbookError(
@@ -340,7 +344,9 @@ public final class Logbook: @unchecked Sendable {
     public func compact(_ options: CompactionOptions = CompactionOptions()) throws(LogbookError)
         -> CompactionReport
     {
-        try maintaining(readsOnly: options.dryRun) { () throws(LogbookError) in
+        let started = ContinuousClock.now
+        defer { metrics.compactionDuration.record(since: started) }
+        return try maintaining(readsOnly: options.dryRun) { () throws(LogbookError) in
             try Compactor.compact(self, options: options)
         }
     }

@@ -1,3 +1,5 @@
+import Prometheus
+
 /// How a node serves its log and talks to peers.
 public struct ShippingConfiguration: Sendable {
     /// The bearer token every request must carry (compared in constant time).
@@ -17,6 +19,12 @@ public struct ShippingConfiguration: Sendable {
 
     /// Serve HTTPS with these PEM files (nil: plain HTTP).
     public var tls: TLSFiles?
+
+    /// Where `GET /metrics` reads from (nil: it answers 404). Bootstrap swift-metrics with a
+    /// `PrometheusMetricsFactory` on the same registry, before opening the Logbook, for the
+    /// engine's, replication's and Hummingbird's figures to appear there too
+    /// (`LogbookNode.bootstrapMetrics` does both).
+    public var metricsRegistry: PrometheusCollectorRegistry?
 
     /// A PEM certificate chain and its private key.
     public struct TLSFiles: Sendable {

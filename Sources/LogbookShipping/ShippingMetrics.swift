@@ -1,44 +1,52 @@
 import Foundation
+import Prometheus
 
-/// Counters a node's server keeps, for `/metrics` and the status page.
+/// Counters a node's server keeps, for the status page and, with a registry, `/metrics`.
 final class ShippingMetrics: @unchecked Sendable {
-    // @unchecked: every counter is guarded by `lock`.
+    // @unchecked: every count is guarded by `lock`; the registry's counters are thread-safe.
     private let lock = NSLock()
-    private(set) var requests = 0
-    private(set) var refusals = 0
-    private(set) var bytesShipped = 0
-    private(set) var batchesShipped = 0
-    private(set) var changesMerged = 0
+    private var counts: [Int]
+    private let exported: [Counter]?
 
-    private func locked(_ body: () -> Void) {
-        lock.lock()
-        body()
-        lock.unlock()
-    }
+    /// Name and help of each counter, in `counts` order.
+    static let counters: [(name: String, help: String)] = [
+        ("logbook_requests_total", "Requests with a valid token."),
+        ("logbook_refused_total", "Requests refused (token, size, malformed body, refusal)."),
+        ("logbook_shipped_bytes_total", "Stored batch bytes sent by /log."),
+        ("logbook_shipped_batches_total", "Batches sent by /log."),
+        ("logbook_http_merged_changes_total", "Changes accepted through POST /changes."),
+    ]
 
-    func request() { locked { requests += 1 } }
-    func refused() { locked { refusals += 1 } }
-    func merged(_ count: Int) { locked { changesMerged += count } }
-    func shipped(bytes: Int, batches: Int) {
-        locked {
-            bytesShipped += bytes
-            batchesShipped += batches
+    init(registry: PrometheusCollectorRegistry?) {
+        counts = Array(repeating: 0, count: Self.counters.count)
+        exported = registry.map { registry in
+            Self.counters.map { registry.makeCounter(descriptor: .init($0.name, help: $0.help)) }
         }
     }
 
-    /// A consistent copy of the counters.
+    private func add(_ amount: Int, to index: Int) {
+        lock.withLock { counts[index] += amount }
+        exported?[index].increment(by: Int64(amount))
+    }
+
+    func request() { add(1, to: 0) }
+    func refused() { add(1, to: 1) }
+    func shipped(bytes: Int, batches: Int) {
+        add(bytes, to: 2)
+        add(batches, to: 3)
+    }
+    func merged(_ count: Int) { add(count, to: 4) }
+
+    /// A consistent copy of the counts.
     func snapshot() -> [(name: String, help: String, value: Int)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return [
-            ("logbook_requests_total", "Requests with a valid token.", requests),
-            ("logbook_refused_total", "Requests refused (token, size, malformed body).", refusals),
-            ("logbook_shipped_bytes_total", "Stored batch bytes sent by /log.", bytesShipped),
-            ("logbook_shipped_batches_total", "Batches sent by /log.", batchesShipped),
-            (
-                "logbook_merged_changes_total", "Changes accepted through POST /changes.",
-                changesMerged
-            ),
-        ]
+        let values = lock.withLock { counts }
+        return zip(Self.counters, values).map { ($0.name, $0.help, $1) }
+    }
+}
+
+extension MetricNameDescriptor {
+    /// A descriptor for an already-complete metric name (units included in it).
+    init(_ name: String, help: String) {
+        self.init(metricName: name, unitName: "", helpText: help)
     }
 }

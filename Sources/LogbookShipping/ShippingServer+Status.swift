@@ -1,45 +1,60 @@
 import Foundation
 import Hummingbird
+import Prometheus
 
 /// The status page and the Prometheus metrics.
 extension ShippingServer {
+    /// `GET /metrics`: the registry's text, after setting the gauges read from the log and
+    /// the ledger (cheap reads; the state digest is not a metric, see `GET /status`).
     func metricsText() -> Response {
-        var lines: [String] = []
-        func gauge(_ name: String, _ help: String, _ value: UInt64, type: String = "gauge") {
-            lines.append("# HELP \(name) \(help)")
-            lines.append("# TYPE \(name) \(type)")
-            lines.append("\(name) \(value)")
+        guard let registry = configuration.metricsRegistry else {
+            return Response(
+                status: .notFound,
+                body: .init(byteBuffer: ByteBuffer(string: "metrics are not enabled here\n")))
         }
-        gauge("logbook_next_offset", "The offset the next append gets.", logbook.nextOffset)
-        gauge("logbook_start_offset", "The log's first offset.", logbook.startOffset)
-        gauge("logbook_segments", "Segment files.", UInt64(logbook.segmentCount))
-        gauge("logbook_size_bytes", "Bytes of segments on disk.", UInt64(max(0, logbook.sizeBytes)))
-        gauge(
-            "logbook_history_start", "Pulls from below this need a snapshot.", logbook.historyStart)
-        gauge("logbook_tombstones", "Tombstones held.", UInt64(logbook.tombstoneCount()))
-        gauge(
-            "logbook_fenced_records", "Collected records still fenced against local writes.",
-            UInt64(logbook.fencedRecordCount))
-        lines.append("# HELP logbook_state_digest_info The replica's state digest, as a label.")
-        lines.append("# TYPE logbook_state_digest_info gauge")
-        lines.append("logbook_state_digest_info{digest=\"\(logbook.stateDigest())\"} 1")
-        for counter in metrics.snapshot() {
-            gauge(counter.name, counter.help, UInt64(counter.value), type: "counter")
+        let gauges: [(String, String, UInt64)] = [
+            ("logbook_next_offset", "The offset the next append gets.", logbook.nextOffset),
+            ("logbook_durable_offset", "Every offset below it is durable.", logbook.durableOffset),
+            ("logbook_start_offset", "The log's first offset.", logbook.startOffset),
+            ("logbook_segments", "Segment files.", UInt64(logbook.segmentCount)),
+            ("logbook_size_bytes", "Bytes of segments on disk.", UInt64(max(0, logbook.sizeBytes))),
+            (
+                "logbook_history_start", "Pulls from below this need a snapshot.",
+                logbook.historyStart
+            ),
+            ("logbook_tombstones", "Tombstones held.", UInt64(logbook.tombstoneCount())),
+            (
+                "logbook_fenced_records", "Collected records still fenced against local writes.",
+                UInt64(logbook.fencedRecordCount)
+            ),
+        ]
+        for (name, help, value) in gauges {
+            registry.makeGauge(descriptor: .init(name, help: help)).set(Double(value))
         }
-        lines.append("# HELP logbook_peer_offset A peer's pull cursor or acknowledged offset.")
-        lines.append("# TYPE logbook_peer_offset gauge")
-        for (peer, entry) in ledger.all.sorted(by: { $0.key < $1.key }) {
-            let label = peer.replacingOccurrences(of: "\"", with: "'")
-            if let cursor = entry.cursor {
-                lines.append("logbook_peer_offset{peer=\"\(label)\",kind=\"cursor\"} \(cursor)")
-            }
-            if let acknowledged = entry.acknowledged {
-                lines.append("logbook_peer_offset{peer=\"\(label)\",kind=\"ack\"} \(acknowledged)")
+        for (peer, entry) in ledger.all {
+            for (kind, value) in [("cursor", entry.cursor), ("ack", entry.acknowledged)] {
+                guard let value else { continue }
+                registry.makeGauge(
+                    descriptor: .init(
+                        "logbook_peer_offset", help: "A peer's pull cursor or acknowledged offset."),
+                    labels: [("peer", peer), ("kind", kind)]
+                ).set(Double(value))
             }
         }
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-            body: .init(byteBuffer: ByteBuffer(string: lines.joined(separator: "\n") + "\n")))
+            body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+    }
+
+    /// `GET /status`: the node, its offsets and its state digest as JSON (the digest walks
+    /// the whole state: ask when you need it, not on every scrape).
+    func statusJSON() -> Response {
+        let body =
+            #"{"node": \#(logbook.nodeId), "digest": "\#(logbook.stateDigest())", "#
+            + #""next_offset": \#(logbook.nextOffset), "durable_offset": \#(logbook.durableOffset)}"#
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
     func statusPage() -> Response {

@@ -32,7 +32,8 @@ import ServiceLifecycle
 ///   changes (an array or JSON lines), `getChangesSince` and `mergeChanges` semantics; with
 ///   `limit`, a page of about N changes and `Logbook-Next-Since` naming the version to ask
 ///   `since` next (absent on the last page).
-/// - `GET /`: a status page; `GET /metrics`: Prometheus text.
+/// - `GET /`: a status page; `GET /status`: node, offsets and state digest as JSON;
+///   `GET /metrics`: Prometheus text from `ShippingConfiguration.metricsRegistry`.
 ///
 /// Every request needs `Authorization: Bearer <token>`; bodies and responses are bounded;
 /// a malformed body gets a 4xx with the reason and changes nothing.
@@ -41,7 +42,7 @@ public struct ShippingServer: Sendable {
     let configuration: ShippingConfiguration
     let ledger: PeerLedger
     let source: ReplicationSource
-    let metrics = ShippingMetrics()
+    let metrics: ShippingMetrics
 
     /// A server for `logbook`, recording acknowledgements in `ledger`.
     public init(logbook: Logbook, configuration: ShippingConfiguration, ledger: PeerLedger) {
@@ -49,6 +50,7 @@ public struct ShippingServer: Sendable {
         self.configuration = configuration
         self.ledger = ledger
         source = ReplicationSource(logbook: logbook, ledger: ledger)
+        metrics = ShippingMetrics(registry: configuration.metricsRegistry)
     }
 
     /// The Hummingbird application; `onRunning` receives the port it listens on. Throws when
@@ -57,6 +59,8 @@ public struct ShippingServer: Sendable {
         throws -> some ApplicationProtocol
     {
         let router = Router()
+        // Request counts and latencies by route and status, refusals included.
+        router.add(middleware: MetricsMiddleware())
         router.add(middleware: TokenMiddleware(token: configuration.token, metrics: metrics))
         router.get("log") { request, _ in try await self.log(request) }
         router.get("snapshot") { request, _ in try await self.snapshot(request) }
@@ -64,6 +68,7 @@ public struct ShippingServer: Sendable {
         router.get("changes") { request, _ in try await self.changes(request) }
         router.post("changes") { request, _ in try await self.mergeChanges(request) }
         router.get("metrics") { _, _ in self.metricsText() }
+        router.get("status") { _, _ in self.statusJSON() }
         router.get("/") { _, _ in self.statusPage() }
         var server = HTTPServerBuilder.http1()
         if let files = configuration.tls {

@@ -35,6 +35,7 @@ public final class GroupCommitter: @unchecked Sendable {
     private let noteDurable: NoteDurable
     private let maxDelayNanoseconds: UInt64
     private var waiters: [Waiter] = []
+    private let metrics = StorageMetrics()
     private var durableOffset: UInt64
     private var failure: StorageError?
     private var isStopping = false
@@ -120,7 +121,9 @@ public final class GroupCommitter: @unchecked Sendable {
             case .durable(let offset):
                 return .success((offset, false))
             case .sync(let file, let offset):
+                let started = ContinuousClock.now
                 try file.sync()
+                metrics.syncDuration.record(since: started)
                 noteDurable(offset)
                 return .success((offset, true))
             }
@@ -132,6 +135,7 @@ public final class GroupCommitter: @unchecked Sendable {
     /// Called with the lock held.
     private func resumeCoveredWaiters() {
         var remaining: [Waiter] = []
+        defer { metrics.groupCommitAppenders.record(waiters.count - remaining.count) }
         for waiter in waiters {
             if let failure {
                 waiter.continuation.resume(throwing: failure)

@@ -69,7 +69,9 @@ extension Log {
         if isReadOnly { return }  // nothing was written, so everything read is as durable
         try flush()
         guard durableOffset < flushedOffset else { return }
+        let started = ContinuousClock.now
         try active.file.sync()
+        metrics.syncDuration.record(since: started)
         durableOffset = flushedOffset
     }
 

@@ -30,6 +30,7 @@ public final class Log {
     var epochs: LogEpochs
     /// The directory's lock, held until `close` (exclusive, or shared when read-only).
     var lease: (any DirectoryLease)?
+    let metrics = StorageMetrics()
     var hasBegunEpoch = false
 
     /// What recovery did at open.

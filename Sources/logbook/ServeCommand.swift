@@ -15,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
             Endpoints (every request needs Authorization: Bearer TOKEN): GET /log?from=OFFSET \
             (stored batches verbatim, below the durable high watermark), GET /snapshot, POST \
             /ack, GET /changes?since=V and POST /changes (crdt-lite JSON), GET / (status \
-            page), GET /metrics (Prometheus). Each --peer is followed from its saved cursor \
+            page), GET /status (offsets and state digest, JSON), GET /metrics (Prometheus: \
+            appends, syncs, group commits, compaction and GC times, per-peer lag and errors, \
+            requests). Each --peer is followed from its saved cursor \
             (peers.json beside the log) with long polls (GET /log?wait_ms=--interval): the \
             peer answers as soon as it has new durable records, and the next poll is sent \
             while this node merges the last answer. Failures back off up to 5 s. Writes are group-committed, so what is served is durable. \
@@ -83,6 +85,8 @@ struct ServeCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
+        // Before the open: the engine makes its metrics against the bootstrapped backend.
+        let registry = LogbookNode.bootstrapMetrics()
         let logbook = try openLogbook(target.directory, durability: .groupCommit)
         let ledger: PeerLedger
         do { ledger = try PeerLedger(directory: target.directory) } catch {
@@ -92,6 +96,7 @@ struct ServeCommand: AsyncParsableCommand {
         var shipping = ShippingConfiguration(token: token)
         shipping.host = host
         shipping.port = port
+        shipping.metricsRegistry = registry
         if let tlsCertificate, let tlsKey {
             shipping.tls = .init(certificateChain: tlsCertificate, privateKey: tlsKey)
         }

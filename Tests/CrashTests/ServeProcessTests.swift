@@ -28,18 +28,19 @@ import Testing
         )
     }
 
-    /// The node's digest from its metrics, or nil while it does not answer.
+    /// The node's digest from `GET /status`, or nil while it does not answer.
     private func digest(port: Int) async -> String? {
-        guard let metrics = try? await request("http://127.0.0.1:\(port)/metrics") else {
-            return nil
-        }
-        guard
-            let line = metrics.body.split(separator: "\n").first(where: {
-                $0.hasPrefix("logbook_state_digest_info")
-            }), let start = line.firstIndex(of: "\""), let end = line.lastIndex(of: "\""),
-            start < end
+        guard let status = try? await request("http://127.0.0.1:\(port)/status"),
+            status.status == 200,
+            let object = try? JSONSerialization.jsonObject(with: Data(status.body.utf8))
+                as? [String: Any]
         else { return nil }
-        return String(line[line.index(after: start)..<end])
+        return object["digest"] as? String
+    }
+
+    /// The node's Prometheus text.
+    private func metrics(port: Int) async throws -> String {
+        try await request("http://127.0.0.1:\(port)/metrics").body
     }
 
     /// Waits up to 10 s for a node to answer on `port`.
@@ -146,6 +147,15 @@ import Testing
         let merged = try JSONDecoder().decode(
             [Change<String, String, Value>].self, from: Data(everything.body.utf8))
         #expect(Set(merged.map(\.recordId)).count == 30)
+        // Each follower reports its lag and what it received, per peer.
+        let exported = try await metrics(port: ports[0])
+        for peer in ports.dropFirst() {
+            #expect(
+                exported.contains(#"logbook_peer_lag_offsets{peer="http://127.0.0.1:\#(peer)"}"#))
+            #expect(
+                exported.contains(
+                    #"logbook_peer_received_changes_total{peer="http://127.0.0.1:\#(peer)"}"#))
+        }
         for process in processes { process.terminate() }
     }
 
@@ -243,6 +253,15 @@ extension ServeProcessTests {
             "http://127.0.0.1:\(port)/changes", method: "POST",
             body: try JSONEncoder().encode(changes))
         #expect(posted.status == 200)
+        // /metrics comes from swift-prometheus: engine, request figures; no digest label.
+        let exported = try await metrics(port: port)
+        for name in [
+            "logbook_appended_changes_total", "logbook_fsync_seconds_bucket",
+            "logbook_group_commit_appenders", "logbook_next_offset", "hb_requests",
+        ] {
+            #expect(exported.contains(name), "\(name) missing from /metrics")
+        }
+        #expect(!exported.contains("digest="), "no state digest as a label")
         kill(process.processIdentifier, SIGTERM)
         for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         try #require(!process.isRunning, "serve did not stop within 10 s of SIGTERM")

@@ -11,8 +11,10 @@ import Testing
     /// target talks to the operating system; see docs/ARCHITECTURE.md.
     static let allowedImports: [String: Set<String>] = [
         "LogbookCRDT": ["Foundation"],
-        "LogbookStorage": ["Foundation", "CLZ4", "CCRC32C", "Glibc", "Darwin"],
-        "Logbook": ["Foundation", "LogbookCRDT", "LogbookStorage", "CMemoryHints"],
+        // CoreMetrics is swift-metrics' API alone: figures go nowhere until a program
+        // bootstraps a backend.
+        "LogbookStorage": ["Foundation", "CLZ4", "CCRC32C", "Glibc", "Darwin", "CoreMetrics"],
+        "Logbook": ["Foundation", "LogbookCRDT", "LogbookStorage", "CMemoryHints", "CoreMetrics"],
         "LogbookViews": ["Foundation", "Logbook", "LogbookCRDT"],
         "LogbookWorkloads": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookViews",
@@ -24,11 +26,11 @@ import Testing
         "LogbookShipping": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "AsyncHTTPClient",
             "HTTPTypes", "Hummingbird", "HummingbirdCore", "HummingbirdTLS", "NIOCore",
-            "NIOHTTP1", "NIOPosix", "NIOSSL", "ServiceLifecycle",
+            "NIOHTTP1", "NIOPosix", "NIOSSL", "ServiceLifecycle", "Prometheus",
         ],
         "LogbookNode": [
             "Foundation", "Logbook", "LogbookShipping", "AsyncHTTPClient", "Logging",
-            "ServiceLifecycle",
+            "ServiceLifecycle", "Metrics", "Prometheus",
         ],
         // CSQLite leaves once the benchmark harness moves out (issue 14).
         "logbook": [

@@ -11,7 +11,9 @@ extension Logbook {
     public func collectTombstones(
         peers: PeerLedger, _ options: TombstoneCollectionOptions = TombstoneCollectionOptions()
     ) throws(LogbookError) -> TombstoneCollectionReport {
-        try maintaining { () throws(LogbookError) in
+        let started = ContinuousClock.now
+        defer { metrics.collectionDuration.record(since: started) }
+        return try maintaining { () throws(LogbookError) in
             try TombstoneCollector.collect(self, peers: peers, options: options)
         }
     }

@@ -27,6 +27,7 @@ public struct ReplicationSession: Sendable {
     let ledger: PeerLedger
     let transport: any ReplicationTransport
     let options: Options
+    let metrics: ReplicationMetrics
 
     /// A session replicating the peer `transport` reaches into `logbook`, keeping its cursor
     /// in `ledger` under the transport's `peerName`.
@@ -38,6 +39,7 @@ public struct ReplicationSession: Sendable {
         self.ledger = ledger
         self.transport = transport
         self.options = options
+        metrics = ReplicationMetrics(peer: transport.peerName)
     }
 
     var peer: String { transport.peerName }
@@ -59,6 +61,7 @@ public struct ReplicationSession: Sendable {
                 try await acknowledge(report.cursor)
                 return report
             case .stored:
+                metrics.noteLag(report)
                 onStep(report)
                 if report.cursor >= report.peerDurableOffset {
                     try await acknowledge(report.cursor)
@@ -79,6 +82,7 @@ public struct ReplicationSession: Sendable {
         if try await advance(from: ledger.cursor(for: peer), into: &report) != .restored {
             try await acknowledge(report.cursor)
         }
+        metrics.noteLag(report)
         return report
     }
 
@@ -144,6 +148,7 @@ public struct ReplicationSession: Sendable {
             }
             inFlight = prefetch(from: batches.nextOffset, epoch: batches.epoch, wait: wait)
             cursor = try await store(batches, from: cursor, into: &report)
+            metrics.noteLag(report)
             onStep(report)
             try await acknowledge(cursor, ifDueSince: &acknowledged)
         }
@@ -165,6 +170,7 @@ public struct ReplicationSession: Sendable {
                 }
             } catch {
                 if Task.isCancelled { return }
+                metrics.errors.increment()
                 onReport(.failure(error))
                 try? await Task.sleep(for: backoff)
                 backoff = min(backoff * 2, .seconds(5))
@@ -200,6 +206,7 @@ public struct ReplicationSession: Sendable {
         let accepted = try await logbook.merge(changes)
         try logbook.sync()  // what we merged is durable before the cursor moves past it
         try ledger.setCursor(end, epoch: batches.epoch, for: peer, nodeId: batches.nodeId)
+        metrics.received.increment(by: Int64(changes.count))
         report.pulls += 1
         report.bytes += batches.bytes.count
         report.received += changes.count
@@ -230,6 +237,7 @@ public struct ReplicationSession: Sendable {
                 after: after, changesMax: options.statePageChanges)
             let accepted = try await logbook.merge(page.changes)
             try logbook.sync()
+            metrics.received.increment(by: Int64(page.changes.count))
             report.received += page.changes.count
             report.accepted += accepted.count
             if first == nil { first = page }
