@@ -117,6 +117,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The kill -9 crash test's child process: built for the tests, installed by nobody.
+        .executableTarget(
+            name: "LogbookCrashWriter",
+            dependencies: [
+                "Logbook", "LogbookCRDT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookCRDTTests", dependencies: ["LogbookCRDT", "LogbookTesting"],
             swiftSettings: strictSettings),

@@ -158,35 +158,30 @@ struct BridgesCommand: ParsableCommand {
     }
 
     private func printValidation(_ openings: [String: BridgeOpening]) throws {
-        var failures: [BridgeRules.ValidationFailure: [String]] = [:]
-        for (recordId, opening) in openings {
-            if let failure = BridgeRules.validate(opening.sodaRow) {
-                failures[failure, default: []].append(recordId)
-            }
-        }
-        let failed = failures.values.reduce(0) { $0 + $1.count }
+        let tally = BridgeTallies.validation(of: openings)
         if json {
             try printJSON(
                 [
-                    "openings": openings.count, "valid": openings.count - failed,
+                    "openings": tally.openings, "valid": tally.valid,
                     "failures": Dictionary(
-                        uniqueKeysWithValues: failures.map { ($0.key.rawValue, $0.value.count) }),
+                        uniqueKeysWithValues: tally.failures.map {
+                            ($0.key.rawValue, $0.value.count)
+                        }),
                 ] as [String: Any])
             return
         }
-        print("\(openings.count - failed) of \(openings.count) openings pass Bridget's validation")
+        print("\(tally.valid) of \(tally.openings) openings pass Bridget's validation")
         for rule in BridgeRules.ValidationFailure.allCases {
-            guard let records = failures[rule] else { continue }
+            guard let records = tally.failures[rule] else { continue }
             print(
-                "  \(records.count) \(rule.rawValue), e.g. \(records.sorted().prefix(3).joined(separator: ", "))"
+                "  \(records.count) \(rule.rawValue), e.g. \(records.prefix(3).joined(separator: ", "))"
             )
         }
     }
 
     /// Share of openings per (weekday, hour), shaded against the busiest cell.
     private func printHeatmap(_ openings: [BridgeOpening]) throws {
-        var counts = [[Int]](repeating: [Int](repeating: 0, count: 24), count: 7)
-        for opening in openings { counts[opening.openedAt.weekday - 1][opening.openedAt.hour] += 1 }
+        let counts = BridgeTallies.weekdayHourCounts(of: openings)
         let total = max(1, openings.count)
         if json {
             try printJSON(counts.map { $0.map { Double($0) / Double(total) } })

@@ -4,7 +4,7 @@ import LogbookCRDT
 import LogbookTesting
 import Testing
 
-// Real crashes: a child `logbook crash-writer` appends with group commit from concurrent
+// Real crashes: a child `LogbookCrashWriter` (a test-only executable) appends with group commit from concurrent
 // tasks (in the second case while compacting continuously on another thread) and prints a
 // line per acknowledged append; the parent SIGKILLs it at a random moment (seeded), reopens
 // the log, and checks that every acknowledged write is there (or a later one), that nothing
@@ -13,7 +13,7 @@ import Testing
 @Suite(.serialized) struct KillNineCrashTests {
     @Test(arguments: [false, true])
     func everyAcknowledgedAppendSurvivesKillNine(whileCompacting: Bool) async throws {
-        guard let executable = LogbookExecutable.built() else { return }
+        guard let executable = LogbookExecutable.built(crashWriter: true) else { return }
         let rounds = Int(ProcessInfo.processInfo.environment["LOGBOOK_CRASH_ROUNDS"] ?? "") ?? 20
         var random = SeededGenerator(
             seed: UInt64(ProcessInfo.processInfo.environment["LOGBOOK_CRASH_SEED"] ?? "") ?? 2024)
@@ -74,7 +74,7 @@ import Testing
         let process = Process()
         process.executableURL = executable
         process.arguments =
-            ["crash-writer", directory, "--writers", "8"] + (compacting ? ["--compact"] : [])
+            [directory, "--writers", "8"] + (compacting ? ["--compact"] : [])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -3,22 +3,28 @@ import Testing
 
 /// Finds and runs the `logbook` executable built beside the test bundle.
 enum LogbookExecutable {
-    static var url: URL? {
+    static var url: URL? { built(named: "logbook") }
+
+    /// The test-only crash writer (`LogbookCrashWriter`), built beside the tests.
+    static var crashWriter: URL? { built(named: "LogbookCrashWriter") }
+
+    private static func built(named name: String) -> URL? {
         let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var directory = testBinary.deletingLastPathComponent()
         for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("logbook")
+            let candidate = directory.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             directory = directory.deletingLastPathComponent()
         }
         return nil
     }
 
-    /// The executable, or nil after recording a test issue that says how to build it.
-    static func built() -> URL? {
-        guard let url else {
+    /// The executable (`logbook`, or with `crashWriter` the test-only writer), or nil
+    /// after recording a test issue that says how to build it.
+    static func built(crashWriter: Bool = false) -> URL? {
+        guard let url = crashWriter ? Self.crashWriter : url else {
             Issue.record(
-                "the logbook executable is not built beside the tests; run `swift build --build-tests` (make test does)"
+                "the \(crashWriter ? "LogbookCrashWriter" : "logbook") executable is not built beside the tests; run `swift build --build-tests` (make test does)"
             )
             return nil
         }

@@ -243,3 +243,25 @@ import Testing
         #expect(BridgeRules.eventsPerDay([BridgeOpening]()) == 0)
     }
 }
+
+// The report figures the CLI prints, computed in the view's library.
+extension BridgeStatsViewTests {
+    @Test func talliesCountValidationFailuresByRuleAndOpeningsByWeekdayAndHour() throws {
+        // 2025-01-03 is a Friday (weekday 6): 10:12 twice, 23:59 once.
+        let good = try opening(
+            row(open: "2025-01-03T10:12:00.000", close: "2025-01-03T10:20:00.000"))
+        let again = try opening(row(open: "2025-01-03T10:40:00.000"))
+        let late = try opening(row(open: "2025-01-03T23:59:00.000"))
+        // Parsed, but fails validation: the close is not after the open.
+        var backwards = good
+        backwards.closedAt = WallClockTime(parsing: "2025-01-03T10:00:00.000")
+        let openings = ["b": good, "a": again, "c": late, "z": backwards]
+        let tally = BridgeTallies.validation(of: openings)
+        #expect(tally.openings == 4)
+        #expect(tally.failures[.closeNotAfterOpen] == ["z"])
+        #expect(tally.valid == 4 - tally.failed)
+        let counts = BridgeTallies.weekdayHourCounts(of: [good, again, late])
+        #expect(counts[5][10] == 2 && counts[5][23] == 1)
+        #expect(counts.flatMap { $0 }.reduce(0, +) == 3)
+    }
+}

@@ -32,6 +32,7 @@ import Testing
             "Foundation", "Logbook", "LogbookShipping", "AsyncHTTPClient", "Logging",
             "ServiceLifecycle", "Metrics", "Prometheus",
         ],
+        "LogbookCrashWriter": ["Foundation", "ArgumentParser", "Logbook", "LogbookCRDT"],
         // CSQLite leaves once the benchmark harness moves out (issue 14).
         "logbook": [
             "Foundation", "ArgumentParser", "Logging", "Logbook", "LogbookCRDT", "LogbookStorage",

@@ -3,19 +3,21 @@ import Foundation
 import Logbook
 import LogbookCRDT
 
-/// `logbook crash-writer DIR`: the child process of the kill -9 crash test.
+/// `logbook-crash-writer DIR`: the child process of the kill -9 crash test. A test-only
+/// executable (no product): the `logbook` users install does not carry it.
 ///
 /// Concurrent tasks append with `.groupCommit`; after each acknowledgement the writer prints
 /// `ready` once the log is open, then `ack <record> <step>` on standard output (one write per line, so a line on the pipe
 /// means the append returned). The test kills it with SIGKILL at a random moment and checks
 /// that every acknowledged line is in the reopened log.
-struct CrashWriterCommand: AsyncParsableCommand {
+@main
+struct CrashWriter: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crash-writer",
-        abstract: "Append and report acknowledgements until killed (for crash tests).",
-        shouldDisplay: false)
+        commandName: "logbook-crash-writer",
+        abstract: "Append and report acknowledgements until killed (for crash tests).")
 
-    @OptionGroup var target: DirectoryArgument
+    @Argument(help: "The Logbook directory (created if missing, as node 1).")
+    var directory: String
     @Option(help: "Concurrent writer tasks.")
     var writers = 8
     @Option(help: "Stop after this many appends per writer.")
@@ -31,12 +33,7 @@ struct CrashWriterCommand: AsyncParsableCommand {
         // Roll often, so kills land around rolls, and compaction has sealed segments to do.
         options.log.segmentSizeMax = compact ? 16 * 1024 : 256 * 1024
         options.log.batchSizeTarget = 4096
-        let logbook: Logbook
-        do {
-            logbook = try Logbook.open(directory: target.directory, nodeId: 1, options: options)
-        } catch {
-            throw exitWithError(error)
-        }
+        let logbook = try Logbook.open(directory: directory, nodeId: 1, options: options)
         let pid = ProcessInfo.processInfo.processIdentifier
         FileHandle.standardOutput.write(Data("ready\n".utf8))
         if compact { startCompacting(logbook) }
