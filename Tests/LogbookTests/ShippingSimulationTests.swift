@@ -86,3 +86,55 @@ import Testing
         #expect(cluster.refused > 0, "seed \(seed): no message was lost on the way")
     }
 }
+
+// Following, not stepping: every node runs the shipped `ReplicationSession.run` (long
+// polls, one fetch in flight, backoff after failures) against every other, concurrently,
+// through a network that delays deliveries, cuts transfers and loses answers, while
+// writers keep writing. Not reproducible step by step (real concurrency), but the end
+// state is: once the writers stop, every node converges to one digest.
+extension ShippingSimulationTests {
+    @Test(arguments: [51, 52] as [UInt64])
+    func followersConvergeThroughDelaysAndFaultsWhileNodesWrite(seed: UInt64) async throws {
+        let cluster = try SimulatedCluster(count: 3, seed: seed, dropProbability: 0.1)
+        defer { try? cluster.close() }
+        let network = SimulatedNetwork(
+            nodes: 3, seed: seed, dropProbability: 0.1, answerLossProbability: 0.05,
+            delayMax: .milliseconds(3))
+        let (nodes, ledgers) = (cluster.nodes, cluster.ledgers)
+        let followers = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for receiver in 0..<3 {
+                    for sender in 0..<3 where sender != receiver {
+                        var transport = SimulatedReplicationTransport(
+                            network: network, from: receiver, to: sender,
+                            source: ReplicationSource(
+                                logbook: nodes[sender], ledger: ledgers[sender]))
+                        transport.fetchBytes = 512..<4096
+                        let session = ReplicationSession(
+                            logbook: nodes[receiver], ledger: ledgers[receiver],
+                            transport: transport)
+                        group.addTask { await session.run(wait: .milliseconds(20)) }
+                    }
+                }
+            }
+        }
+        for step in 0..<150 {
+            let node = step % 3
+            _ = try await nodes[node].insertOrUpdate(
+                "entity/e\(step % 20)", fields: [("name", .string("n\(node)-\(step)"))])
+            try nodes[node].sync()  // the cluster's logs are buffered: only durable ships
+            if step % 10 == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        // Converged once every node holds the same digest and it stays so.
+        var converged = false
+        for _ in 0..<1200 where !converged {
+            try await Task.sleep(for: .milliseconds(25))
+            converged = Set(nodes.map { $0.stateDigest() }).count == 1
+        }
+        followers.cancel()
+        await followers.value
+        #expect(converged, "seed \(seed): the followers did not converge within 30 s")
+        let faults = network.injected
+        #expect(faults.cut + faults.answersLost > 0, "seed \(seed): no fault was injected")
+    }
+}
