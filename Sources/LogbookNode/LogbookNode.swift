@@ -127,22 +127,12 @@ public final class LogbookNode: Sendable {
         guard let failure else { return }
         // The server's own error when it never listened says little ("Address already in
         // use" at best): name the port.
-        throw listening.isSet ? failure : NodeStartError(port: port, cause: failure)
+        throw listening.isSet ? failure : ServerStartError(port: port, cause: failure)
     }
 }
 
-/// The node's server never listened.
-public struct NodeStartError: Error, CustomStringConvertible, Sendable {
-    /// The port it was to listen on.
-    public var port: Int
-    /// What the server reported.
-    public var cause: any Error
-
-    /// A one-line explanation.
-    public var description: String {
-        "cannot serve on port \(port) (is it in use?): \(cause)"
-    }
-}
+/// The node's server never listened: `ServerStartError`, with the server's own error.
+public typealias NodeStartError = ServerStartError
 
 /// The running group, for `shutdown()`.
 private actor GroupHandle {

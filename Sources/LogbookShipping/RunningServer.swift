@@ -50,13 +50,23 @@ extension ShippingServer {
     }
 }
 
-/// The server ended before it listened, without saying why.
+/// The server ended before it listened on its port.
 public struct ServerStartError: Error, CustomStringConvertible, Sendable {
     /// The port it was to listen on.
     public var port: Int
+    /// What the server reported, if anything ("Address already in use" at best).
+    public var cause: (any Error)?
+
+    /// The error for `port`, with the server's own error when there was one.
+    public init(port: Int, cause: (any Error)? = nil) {
+        self.port = port
+        self.cause = cause
+    }
 
     /// A one-line explanation.
     public var description: String {
-        "the server stopped before it listened on port \(port) (is the port in use?)"
+        let reason = cause.map { ": \($0)" } ?? ""
+        return
+            "the server stopped before it listened on port \(port) (is the port in use?)\(reason)"
     }
 }

@@ -44,7 +44,7 @@ extension Logbook {
     /// The state as changes, for a node that joins or fell below `historyStart`: every live
     /// column and tombstone (`getChangesSince(0)`), plus a deletion for every fenced record,
     /// so the receiver cannot re-insert one while a peer still holds its tombstone. In
-    /// `getChangesSince`'s order. See `snapshotPage(after:changesMax:)` for the bounded form.
+    /// `getChangesSince`'s order. See `ReplicationSource.statePage` for the bounded form.
     public func snapshotChanges() -> [Change<String, String, Value>] {
         snapshotState(idsAfter: nil).changes()
     }

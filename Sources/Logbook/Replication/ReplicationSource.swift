@@ -46,14 +46,23 @@ public struct ReplicationSource: Sendable {
                 startOffset: shipped.startOffset, nodeId: logbook.nodeId, epoch: shipped.epochId))
     }
 
-    /// One page of the state after `after`, with the position a whole snapshot covers: the
-    /// durable offset read before the page, in the epoch of the record before it.
+    /// One page of the state: the records after `after` (all when nil) in ascending id
+    /// order, whole records until at least `changesMax` changes (a record larger than that
+    /// comes alone; the changes in `getChangesSince`'s order), with the position a whole
+    /// snapshot covers: the durable offset read before the page, in the epoch of the record
+    /// before it.
+    ///
+    /// A follower continues from the first page's position once every page is merged: the
+    /// state only grows while it pages (each later page is at least the state of the first),
+    /// so the union covers everything below that offset. Complexity: one walk over the ids
+    /// after `after` under the engine's lock, then O(those ids) expected outside it to
+    /// choose the page (`ChangedState.firstById`).
     public func statePage(after: String?, changesMax: Int) -> StatePage {
         let durable = logbook.durableOffset
-        let page = logbook.snapshotPage(after: after, changesMax: changesMax)
+        let (page, more) = logbook.snapshotState(idsAfter: after).firstById(changesMax: changesMax)
         return StatePage(
-            changes: page.changes, nextAfter: page.nextAfter, covered: durable,
-            epoch: epoch(before: durable), nodeId: logbook.nodeId)
+            changes: page.changes(), nextAfter: more ? page.entries.last?.id : nil,
+            covered: durable, epoch: epoch(before: durable), nodeId: logbook.nodeId)
     }
 
     /// The epoch of the record before `offset` (0 at the start of the log).
