@@ -49,11 +49,6 @@ public final class SimulatedNetwork: @unchecked Sendable {
         return try body()
     }
 
-    /// Whether `receiver` can reach `sender` now.
-    public func canReach(_ receiver: Int, _ sender: Int) -> Bool {
-        locked { groups[receiver] == groups[sender] }
-    }
-
     /// Splits the nodes into two random sides (each node on one of them).
     public func partition() {
         locked {
