@@ -19,9 +19,7 @@ extension HTTPReplicationTransport {
     {
         let client = self.client
         let peer = peerName
-        let headTimeout = TimeAmount.nanoseconds(
-            timeout.components.seconds * 1_000_000_000
-                + timeout.components.attoseconds / 1_000_000_000)
+        let headTimeout = TimeAmount(timeout)  // NIO's conversion clamps instead of trapping
         return try await withThrowingTaskGroup(of: Transferred?.self) { group in
             group.addTask {
                 let response = try await client.execute(request, timeout: headTimeout)

@@ -37,9 +37,7 @@ public struct HTTPReplicationTransport: ReplicationTransport {
         if let epoch { url += "&epoch=\(epoch)" }
         var timeout = transferTimeout
         if let wait {
-            let milliseconds =
-                wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
-            url += "&wait_ms=\(milliseconds)"
+            url += "&wait_ms=\(TimeAmount(wait).nanoseconds / 1_000_000)"
             timeout += wait
         }
         let response = try await transfer(
