@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "LogbookViews", targets: ["LogbookViews"]),
         .library(name: "LogbookShipping", targets: ["LogbookShipping"]),
         .library(name: "LogbookNode", targets: ["LogbookNode"]),
+        .library(name: "LogbookBench", targets: ["LogbookBench"]),
         .executable(name: "logbook", targets: ["logbook"]),
     ],
     dependencies: [
@@ -38,6 +39,8 @@ let package = Package(
         // Engine and replication figures (API only in the core), exported by the node.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The benchmark's SQLite baseline (LogbookBench only; `logbook bench` and Benchmarks/).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -47,11 +50,6 @@ let package = Package(
         ),
         .target(name: "CCRC32C"),
         .target(name: "CMemoryHints"),
-        .systemLibrary(
-            name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
         .target(name: "LogbookCRDT", swiftSettings: strictSettings),
         .target(
             name: "LogbookStorage",
@@ -107,11 +105,20 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strictSettings),
+        // The benchmark harness and the demo: what `logbook bench` measures and `logbook demo`
+        // narrates, as a library so the command line only parses and prints.
+        .target(
+            name: "LogbookBench",
+            dependencies: [
+                "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookWorkloads", "LogbookViews",
+                "LogbookShipping", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings),
         .executableTarget(
             name: "logbook",
             dependencies: [
-                "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookWorkloads", "LogbookViews",
-                "LogbookShipping", "LogbookNode", "CSQLite",
+                "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookViews", "LogbookShipping",
+                "LogbookNode", "LogbookBench", "LogbookWorkloads",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -155,6 +162,10 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             exclude: ["Fixtures"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookBenchTests",
+            dependencies: ["LogbookBench", "LogbookCRDT", "LogbookTesting"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "CCRC32CTests", dependencies: ["CCRC32C", "LogbookTesting"],

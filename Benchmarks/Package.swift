@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
 // Logbook's benchmark suites (package-benchmark), kept in their own package so their
-// dependencies (package-benchmark, GRDB for the SQLite baseline) never reach library users.
+// dependency (package-benchmark and its malloc interposer) never reaches library users; the
+// SQLite baseline comes from LogbookBench.
 // Run from this directory: swift package --allow-writing-to-package-directory benchmark
 
 import PackageDescription
@@ -13,15 +14,14 @@ let package = Package(
         .package(
             url: "https://github.com/ordo-one/benchmark", from: "1.38.1",
             traits: ["MallocInterposer"]),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .executableTarget(
             name: "LogBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logbook", package: "Logbook"),
+                .product(name: "LogbookBench", package: "Logbook"),
                 .product(name: "LogbookCRDT", package: "Logbook"),
                 .product(name: "LogbookStorage", package: "Logbook"),
                 .product(name: "LogbookTesting", package: "Logbook"),

@@ -1,14 +1,15 @@
 import Benchmark
 import Foundation
-import GRDB
 import Logbook
+import LogbookBench
 import LogbookCRDT
 import LogbookStorage
 import LogbookTesting
 
 // Logbook's suites under package-benchmark, with the baselines in the same run: SQLite
-// through GRDB (a changes table in WAL mode, batched transactions; replay by a full scan into
-// the same CRDT) and crdt-lite-style JSON. Workload: docs/benchmarks.md (seed 42). Each
+// through GRDB (LogbookBench's `SQLiteBaseline`, the one `logbook bench` uses: a changes
+// table in WAL mode, batched transactions; replay by a full scan into the same CRDT) and
+// crdt-lite-style JSON. Workload: docs/benchmarks.md (seed 42). Each
 // iteration does a fixed amount of work so throughput is comparable across suites.
 
 let workload = BenchmarkWorkload(records: 20_000, changes: 200_000)
@@ -121,16 +122,17 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             let path = workload.scratch("grdb.sqlite")
             benchmark.startMeasurement()
-            try GRDBBaseline.write(workload.changes, to: path)
+            blackHole(try SQLiteBaseline(path: path).append(workload.changes))
             benchmark.stopMeasurement()
         }
     }
 
     Benchmark("baseline-SQLite-GRDB-full-scan-into-CRDT") { benchmark in
         let path = workload.scratch("grdb-read.sqlite")
-        try GRDBBaseline.write(workload.changes, to: path)
+        let baseline = SQLiteBaseline(path: path)
+        _ = try baseline.append(workload.changes)
         for _ in benchmark.scaledIterations {
-            blackHole(try GRDBBaseline.replay(path))
+            blackHole(try baseline.replay())
         }
     }
 

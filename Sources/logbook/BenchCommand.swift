@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import LogbookBench
 
-/// `logbook bench [log|replay]`: Logbook next to SQLite and JSON, measured in one run.
+/// `logbook bench [log|replay|views|shipping|maintenance]`: Logbook next to SQLite and JSON,
+/// measured in one run by `BenchSuite`.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
@@ -9,38 +11,26 @@ struct BenchCommand: AsyncParsableCommand {
         discussion: """
             Suites: `log` — the standard workload (docs/benchmarks.md) appended in each \
             durability mode (1 and N writers, with per-call latency percentiles), by bulk \
-            merge, replayed (decode only and into the CRDT), compacted; SQLite (WAL, batched) \
-            and crdt-lite-style JSON doing the same work in this process; LZ4 decompression \
-            and the disk's fdatasync rate as ceilings. `replay` — only the read figures. \
-            `views` — a log of --changes (default 10 M) over a generated home of --entities \
-            entities and ten years of drawbridge openings, rebuilt into the graph, search and \
-            bridge views on open; then search and findPath latency percentiles. `shipping` — \
-            two nodes on loopback in this process: catch-up of the standard workload (--changes, \
-            default 1 M); 1 % more changes caught up by a node holding the whole state and by \
-            an empty one; replication lag while writers append four-field writes at --rate \
-            changes/s for --seconds and the peer follows with long polls. `maintenance` — compaction and tombstone GC of an update-heavy log \
-            (--records records, ten writes per column on average), and the compacted log's \
-            size next to a log of the live state only. \
-            Every figure is a median over --runs, with the process's peak memory.
+            merge, replayed (decode only and into the CRDT), compacted; SQLite (through GRDB, \
+            WAL, batched) and crdt-lite-style JSON doing the same work in this process; LZ4 \
+            decompression and the disk's fdatasync rate as ceilings. `replay` — only the read \
+            figures. `views` — a log of --changes (default 10 M) over a generated home of \
+            --entities entities and ten years of drawbridge openings, rebuilt into the graph, \
+            search and bridge views on open; then search and findPath latency percentiles. \
+            `shipping` — two nodes on loopback in this process: catch-up of the standard \
+            workload (--changes, default 1 M); 1 % more changes caught up by a node holding the \
+            whole state and by an empty one; replication lag while writers append four-field \
+            writes at --rate changes/s for --seconds and the peer follows with long polls. \
+            `maintenance` — compaction and tombstone GC of an update-heavy log (--records \
+            records, ten writes per column on average), and the compacted log's size next to a \
+            log of the live state only. Every figure is a median over --runs, with the \
+            process's peak memory.
 
             Build optimized for real figures: swift build -c release --product logbook.
             """)
 
-    enum Suite: String, ExpressibleByArgument, CaseIterable {
-        /// Every figure.
-        case log
-        /// Only the read figures (replay, open).
-        case replay
-        /// Views rebuilt from a long log, and query latency.
-        case views
-        /// Catch-up over loopback and replication lag.
-        case shipping
-        /// Compaction and tombstone GC of an update-heavy log.
-        case maintenance
-    }
-
     @Argument(help: "The suite: log, replay, views, shipping or maintenance.")
-    var suite: Suite = .log
+    var suite: BenchSuite.Kind = .log
     @Option(help: "Records in the workload (default 100,000; maintenance: 20,000).")
     var records: Int?
     @Option(help: "Changes to write per run (default: 1 M; views: 10 M).")
@@ -68,79 +58,44 @@ struct BenchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (records ?? 1) > 0, (changes ?? 1) > 0, runs > 0, writers > 0, syncedOperations > 0,
-            entities > 0, queries > 0
+            entities > 0, queries > 0, rate > 0, seconds > 0, seconds.isFinite
         else {
-            throw ValidationError("sizes must be positive")
+            throw ValidationError("sizes, --rate and --seconds must be positive")
         }
     }
 
     func run() async throws {
+        var benchmark = BenchSuite(kind: suite)
+        benchmark.records = records
+        benchmark.changes = changes
+        benchmark.entities = entities
+        benchmark.queries = queries
+        benchmark.rate = rate
+        benchmark.seconds = seconds
+        benchmark.runs = runs
+        benchmark.writers = writers
+        benchmark.syncedOperations = syncedOperations
+        benchmark.directory = directory
         let showProgress = ProgressBar.isTerminal && !json
-        var standardError = StandardError()
-        func announce(_ name: String) {
+        let report = try await benchmark.run { step in
             guard showProgress else { return }
-            print("\u{1B}[2K\r\(name)...", terminator: "", to: &standardError)
+            var standardError = StandardError()
+            print("\u{1B}[2K\r\(step)...", terminator: "", to: &standardError)
         }
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let figures: [BenchFigure]
-        let workload: String
-        if suite == .maintenance {
-            let recordCount = records ?? 20_000
-            let benchmark = MaintenanceBenchmark(
-                directory: directory + "/maintenance", records: recordCount, runs: runs,
-                progress: announce)
-            figures = try await benchmark.run()
-            workload =
-                "maintenance: standard-workload operations over \(recordCount) records, \(benchmark.changes) changes (10 per key); median of \(runs) runs"
-        } else if suite == .shipping {
-            figures = try await ShippingBenchmark(
-                directory: directory, changes: changes ?? 1_000_000, rate: rate, seconds: seconds,
-                runs: runs, progress: announce
-            ).run()
-            workload =
-                "shipping: catch-up of \(changes ?? 1_000_000) standard-workload changes, median of \(runs); lag at \(rate) changes/s for \(seconds) s"
-        } else if suite == .views {
-            let total = changes ?? 10_000_000
-            figures = try await ViewsBenchmark(
-                directory: directory, entities: entities, changes: total, runs: runs,
-                queries: queries, progress: announce
-            ).run()
-            workload =
-                "views: generated home of \(entities) entities + 10 years of openings + updates, \(total) changes; rebuild median of \(runs) runs"
-        } else {
-            var step = 0
-            var benchmark = LogBenchmark(
-                directory: directory, records: records ?? 100_000, changes: changes ?? 1_000_000,
-                runs: runs,
-                writers: writers, syncedOperations: syncedOperations, readOnly: suite == .replay,
-                progress: { _ in })
-            let stepCount = benchmark.stepCount
-            benchmark.progress = { name in
-                step += 1
-                let filled = min(20, step * 20 / stepCount)
-                let bar =
-                    String(repeating: "#", count: filled)
-                    + String(repeating: "-", count: 20 - filled)
-                announce("[\(bar)] \(min(step, stepCount))/\(stepCount) \(name)")
-            }
-            figures = try await benchmark.run()
-            workload =
-                "standard workload: \(records ?? 100_000) records × 5 columns, \(changes ?? 1_000_000) changes; median of \(runs) runs"
+        if showProgress {
+            var standardError = StandardError()
+            print("\u{1B}[2K\r", terminator: "", to: &standardError)
         }
-        if showProgress { print("\u{1B}[2K\r", terminator: "", to: &standardError) }
-        let report = BenchReport(
-            machine:
-                "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / (1 << 30)) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)",
-            workload: workload,
-            figures: figures)
         if let html {
             try report.html().write(toFile: html, atomically: true, encoding: .utf8)
         }
         if json {
             print(try report.json())
         } else {
-            report.printTables()
+            print(report.tables(), terminator: "")
             if let html { print("\nHTML report: \(html)") }
         }
     }
 }
+
+extension BenchSuite.Kind: ExpressibleByArgument {}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logbook
+import LogbookBench
 
 /// `logbook compact DIR [--dry-run] [--throttle MB/s]`.
 struct CompactCommand: ParsableCommand {
@@ -57,24 +58,4 @@ struct CompactCommand: ParsableCommand {
             throw exitWithError(error)
         }
     }
-}
-
-/// The report as a few readable lines.
-func describeCompaction(_ report: CompactionReport, dryRun: Bool) -> String {
-    var lines: [String] = []
-    let verb = dryRun ? "would keep" : "kept"
-    lines.append(
-        "sealed segments: \(report.segmentsBefore) -> \(report.segmentsAfter); records: \(report.recordsBefore) -> \(report.recordsAfter) (\(verb) \(report.recordsAfter), dirty ratio \(String(format: "%.2f", report.dirtyRatio)))"
-    )
-    lines.append(
-        "bytes: \(formatBytes(report.bytesBefore)) -> \(formatBytes(report.bytesAfter))\(dryRun ? " (estimated)" : "")"
-    )
-    lines.append(
-        "live keys: \(report.liveKeys), live tombstones: \(report.tombstones), time: \(String(format: "%.3f", report.seconds)) s (finding winners \(String(format: "%.3f", report.findSeconds)) s)"
-    )
-    lines.append(
-        "winner map: \(formatBytes(Int64(report.winnerMapBytes))), numbering of records and columns: \(formatBytes(Int64(report.numberingBytes))); ties read back from the log: \(report.versionReadBacks)"
-    )
-    if let reason = report.skippedBecause { lines.append("nothing rewritten: \(reason)") }
-    return lines.joined(separator: "\n")
 }

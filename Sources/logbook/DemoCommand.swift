@@ -1,11 +1,8 @@
 import ArgumentParser
-import Foundation
-import Logbook
-import LogbookCRDT
-import LogbookWorkloads
+import LogbookBench
 
 /// `logbook demo`: two replicas converge, then a durable log is written, closed, reopened
-/// and replayed, with the throughput of each step.
+/// and replayed, views are rebuilt, and two nodes ship logs; `LogbookDemo` tells the story.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
@@ -27,7 +24,7 @@ struct DemoCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Where to write the demo log; replaced on each run.")
+    @Option(help: "Where to write the demo log; replaced on each run (only if it is a Logbook).")
     var directory = "logbook-demo"
     @Option(
         help: "Records in the workload (each gets 5 columns, then random updates and deletions).")
@@ -35,143 +32,21 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Changes to write in total.")
     var changes = 1_000_000
 
+    func validate() throws {
+        guard records > 0, changes > 0 else {
+            throw ValidationError("--records and --changes must be positive")
+        }
+    }
+
     func run() async throws {
-        try showConvergence()
-        try await showDurableLog()
         do {
-            try await DemoViews(directory: directory + "-views").run()
-            try await DemoShipping(directory: directory).run()
-        } catch let error as ExitCode {
-            throw error
-        } catch let error as ValidationError {
-            throw error
+            try await LogbookDemo(directory: directory, records: records, changes: changes)
+                .run { print($0) }
+        } catch let error as DemoError {
+            if case .notALogbook = error { throw ValidationError("\(error)") }
+            throw exitWithError(error)
         } catch {
             throw exitWithError(error)
-        }
-    }
-
-    private func showConvergence() throws {
-        let kitchen = CRDT<String, String, Value>(nodeId: 1)
-        let office = CRDT<String, String, Value>(nodeId: 2)
-
-        print("== Two replicas write independently")
-        var fromKitchen = kitchen.insertOrUpdate(
-            "entity/lamp", fields: [("name", "Lamp"), ("content.brightness", 40)])
-        fromKitchen += kitchen.insertOrUpdate("entity/fan", fields: [("name", "Fan")])
-        var fromOffice = office.insertOrUpdate(
-            "entity/lamp", fields: [("name", "Desk lamp"), ("content.color", "warm")])
-        fromOffice += office.insertOrUpdate("entity/fan", fields: [("name", "Ceiling fan")])
-        fromKitchen.append(
-            contentsOf: [kitchen.deleteField("entity/lamp", fieldName: "content.brightness")]
-                .compactMap { $0 })
-        fromOffice.append(contentsOf: [office.deleteRecord("entity/fan")].compactMap { $0 })
-        printState("replica 1", kitchen)
-        printState("replica 2", office)
-
-        print(
-            "\n== They exchange changes (\(fromKitchen.count) one way, \(fromOffice.count) the other)"
-        )
-        let acceptedByOffice = office.mergeChanges(fromKitchen)
-        let acceptedByKitchen = kitchen.mergeChanges(fromOffice)
-        print("replica 2 accepted \(acceptedByOffice.count) of \(fromKitchen.count)")
-        print("replica 1 accepted \(acceptedByKitchen.count) of \(fromOffice.count)")
-        printState("replica 1", kitchen)
-        printState("replica 2", office)
-
-        let converged =
-            kitchen.getData() == office.getData()
-            && Set(kitchen.getTombstones().keys) == Set(office.getTombstones().keys)
-        print("\nconverged: \(converged ? "yes" : "NO")")
-        if !converged { throw ExitCode.failure }
-    }
-
-    private func showDurableLog() async throws {
-        let fileManager = FileManager.default
-        if fileManager.fileExists(atPath: directory) {
-            guard fileManager.fileExists(atPath: directory + "/logbook.json") else {
-                throw ValidationError(
-                    "\(directory) exists and is not a Logbook; choose another --directory")
-            }
-            try fileManager.removeItem(atPath: directory)
-        }
-        print(
-            "\n== A durable log: \(formatCount(Double(changes))) changes of the standard workload into \(directory)/"
-        )
-        var options = LogbookOptions()
-        options.durability = .buffered
-        options.log.segmentSizeMax = 4 * 1024 * 1024  // several segments, so compaction has work
-        do {
-            let logbook = try Logbook.open(directory: directory, nodeId: 1, options: options)
-            var workload = StandardWorkload(recordCount: records, seed: 42)
-            let started = ContinuousClock.now
-            let written = try await runStandardWorkload(
-                on: logbook, workload: &workload, changeCount: changes)
-            try logbook.sync()
-            let seconds = (ContinuousClock.now - started).seconds
-            let digest = logbook.stateDigest()
-            let size = logbook.sizeBytes
-            print(
-                "wrote \(written) changes in \(String(format: "%.2f", seconds)) s: \(formatCount(Double(written) / seconds)) changes/s"
-            )
-            print(
-                "on disk: \(formatBytes(size)) in \(logbook.segmentCount) segments, \(String(format: "%.1f", Double(size) / Double(written))) bytes per change"
-            )
-            try logbook.close()
-
-            let reopened = try Logbook.open(directory: directory, options: options)
-            let statistics = reopened.replayStatistics
-            print(
-                "reopened: replayed \(statistics.changes) changes in \(String(format: "%.3f", statistics.seconds)) s: \(formatCount(Double(statistics.changes) / statistics.seconds)) changes/s, \(formatBytes(Int64(Double(statistics.rawBytes) / statistics.seconds)))/s raw"
-            )
-            print(
-                "state: \(reopened.records().count) live records, \(reopened.tombstoneCount()) tombstones"
-            )
-            let same = reopened.stateDigest() == digest
-            print(
-                "digest after replay: \(reopened.stateDigest()) (\(same ? "same as before closing" : "DIFFERENT"))"
-            )
-            if !same {
-                try reopened.close()
-                throw ExitCode.failure
-            }
-
-            print("\n== Compaction: keep each column's winner and live tombstones, drop the rest")
-            var compaction = CompactionOptions()
-            compaction.dirtyRatioMin = 0
-            let report = try reopened.compact(compaction)
-            print(describeCompaction(report, dryRun: false))
-            let compactedDigest = reopened.stateDigest()
-            print(
-                "log on disk: \(formatBytes(size)) -> \(formatBytes(reopened.sizeBytes)); digest \(compactedDigest == digest ? "unchanged" : "CHANGED")"
-            )
-            try reopened.close()
-            if compactedDigest != digest { throw ExitCode.failure }
-            print("\nnext: logbook inspect \(directory); logbook export \(directory) | head")
-        } catch let error as ExitCode {
-            throw error
-        } catch {
-            throw exitWithError(error)
-        }
-    }
-
-    private func printState(_ label: String, _ replica: CRDT<String, String, Value>) {
-        print("\(label) (clock \(replica.getClock().currentTime())):")
-        for (recordId, record) in replica.getData().sorted(by: { $0.key < $1.key }) {
-            let fields = record.fields.sorted { $0.key < $1.key }
-                .map { "\($0.key)=\(describe($0.value))" }
-                .joined(separator: " ")
-            print("  \(recordId)  \(fields)")
-        }
-        for recordId in replica.getTombstones().keys.sorted() {
-            print("  \(recordId)  (deleted)")
-        }
-    }
-
-    private func describe(_ value: Value) -> String {
-        switch value {
-        case .string(let string): return "\"\(string)\""
-        case .int(let int): return "\(int)"
-        default: return "\(value)"
         }
     }
 }

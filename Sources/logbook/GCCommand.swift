@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logbook
+import LogbookBench
 
 /// `logbook gc DIR [--dry-run] [--retention SECONDS]`.
 struct GCCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logbook
+import LogbookBench
 import LogbookStorage
 
 /// `logbook inspect DIR`: segments, batches, records, sizes and compression.
@@ -109,17 +110,5 @@ func readSegmentSummaries(_ directory: String, label: String) throws -> (Log, [S
 
 /// Prints rows under a header, columns padded to their widest cell; one-cell rows span.
 func printTable(header: [String], rows: [[String]]) {
-    var widths = header.map(\.count)
-    for row in rows where row.count == header.count {
-        for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
-    }
-    func line(_ cells: [String]) -> String {
-        cells.enumerated().map { column, cell in
-            column == 0
-                ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                : String(repeating: " ", count: max(0, widths[column] - cell.count)) + cell
-        }.joined(separator: "  ")
-    }
-    print(line(header))
-    for row in rows { print(row.count == header.count ? line(row) : row.joined()) }
+    print(TextTable.render(header: header, rows: rows), terminator: "")
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logbook
+import LogbookBench
 
 /// `logbook replay DIR`: rebuilds the state from the log and reports the speed.
 struct ReplayCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logbook
+import LogbookBench
 import LogbookShipping
 
 /// `logbook sync DIR --from URL --token-file F`: one catch-up from a peer, then exit.

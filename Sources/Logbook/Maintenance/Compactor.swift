@@ -66,8 +66,7 @@ public struct CompactionReport: Sendable {
 
 /// Seconds elapsed since `start`.
 func seconds(since start: ContinuousClock.Instant) -> Double {
-    let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    (ContinuousClock.now - start).seconds
 }
 
 /// Compaction, the policy half: pass 1 reads every record's key once and marks what is

@@ -21,9 +21,7 @@ public struct ByteRateLimiter {
         guard let rate = bytesPerSecondMax else { return }
         bytes += Int64(count)
         let due = Double(bytes) / Double(rate)
-        let elapsed = ContinuousClock.now - started
-        let elapsedSeconds =
-            Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let elapsedSeconds = (ContinuousClock.now - started).seconds
         if due > elapsedSeconds { Thread.sleep(forTimeInterval: due - elapsedSeconds) }
     }
 }

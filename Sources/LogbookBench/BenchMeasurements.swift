@@ -24,11 +24,15 @@ struct LatencyRecorder {
 }
 
 /// Latency percentiles in microseconds.
-struct Latency: Codable {
-    var p50: Double
-    var p95: Double
-    var p99: Double
-    var p999: Double
+public struct Latency: Codable, Sendable {
+    /// The median.
+    public var p50: Double
+    /// The 95th percentile.
+    public var p95: Double
+    /// The 99th percentile.
+    public var p99: Double
+    /// The 99.9th percentile.
+    public var p999: Double
 }
 
 /// The process's peak resident memory, resettable on Linux so each figure gets its own peak.

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import Logbook
 import LogbookCRDT
@@ -9,9 +8,10 @@ import LogbookShipping
 /// collect the tombstones once each has seen the other's acknowledgement.
 struct DemoShipping {
     let directory: String
+    let narrate: (String) -> Void
 
     func run() async throws {
-        print(
+        narrate(
             "\n== Two nodes on loopback ship their logs to each other (\(directory)-node1, -node2)")
         let token = "demo-token"
         var nodes: [(logbook: Logbook, ledger: PeerLedger, url: String)] = []
@@ -19,7 +19,7 @@ struct DemoShipping {
         defer { for server in servers { server.stop() } }
         for number in 1...2 {
             let path = "\(directory)-node\(number)"
-            try removePrevious(path)
+            try DemoDirectory.replace(path)
             let logbook = try Logbook.open(directory: path, nodeId: NodeId(number))
             let ledger = try PeerLedger(directory: path)
             let server = try await ShippingServer(
@@ -27,7 +27,7 @@ struct DemoShipping {
             ).start()
             servers.append(server)
             nodes.append((logbook, ledger, server.url()))
-            print("node \(number) serves \(server.url())")
+            narrate("node \(number) serves \(server.url())")
         }
         for (index, node) in nodes.enumerated() {
             for number in 0..<1000 {
@@ -39,7 +39,7 @@ struct DemoShipping {
                     ])
             }
         }
-        print(
+        narrate(
             "both wrote 1000 updates to the same 200 records; digests \(nodes[0].logbook.stateDigest()) and \(nodes[1].logbook.stateDigest())"
         )
         // Each node registers the other: a node takes acknowledgements (which gate its
@@ -54,12 +54,12 @@ struct DemoShipping {
         }
         for (receiver, sender) in [(1, 0), (0, 1), (1, 0)] {
             let report = try await pull(receiver, from: sender)
-            print(
+            narrate(
                 "node \(receiver + 1) pulled \(report.received) changes (\(formatBytes(Int64(report.bytes))) of stored batches) from node \(sender + 1), accepted \(report.accepted)"
             )
         }
         var same = nodes[0].logbook.stateDigest() == nodes[1].logbook.stateDigest()
-        print("converged: \(same ? "yes" : "NO"), digest \(nodes[0].logbook.stateDigest())")
+        narrate("converged: \(same ? "yes" : "NO"), digest \(nodes[0].logbook.stateDigest())")
 
         // Tombstone GC: node 1 deletes records; after the exchange both collect the
         // tombstones, fenced until the other has collected too.
@@ -73,27 +73,18 @@ struct DemoShipping {
             return try nodes.map { try $0.logbook.collectTombstones(peers: $0.ledger, options) }
         }
         let first = try await exchangeAndCollect()
-        print(
+        narrate(
             "node 1 deleted 20 records; tombstone GC (retention 0 for the demo): node 1 collected \(first[0].collected) (\(first[0].recordsRemoved) log records), node 2 \(first[1].collected) (\(first[1].recordsRemoved)); fenced until the other has collected: \(first[0].fenced) and \(first[1].fenced)"
         )
         let second = try await exchangeAndCollect()
         same = nodes[0].logbook.stateDigest() == nodes[1].logbook.stateDigest()
-        print(
+        narrate(
             "after one more exchange: fences lifted \(second[0].unfenced) and \(second[1].unfenced); tombstones held \(second[0].tombstonesAfter) and \(second[1].tombstonesAfter); converged: \(same ? "yes" : "NO")"
         )
         for node in nodes { try node.logbook.close() }
-        if !same { throw ExitCode.failure }
-        print(
+        if !same { throw DemoError.diverged("the two nodes") }
+        narrate(
             "next: logbook serve \(directory)-node1 --port 7000 --token-file token.txt --peer http://127.0.0.1:7001"
         )
-    }
-
-    private func removePrevious(_ path: String) throws {
-        let fileManager = FileManager.default
-        guard fileManager.fileExists(atPath: path) else { return }
-        guard fileManager.fileExists(atPath: path + "/logbook.json") else {
-            throw ValidationError("\(path) exists and is not a Logbook; choose another --directory")
-        }
-        try fileManager.removeItem(atPath: path)
     }
 }

@@ -2,13 +2,23 @@ import Foundation
 
 /// Renders `logbook bench` figures: a terminal table, ratios against the baselines, JSON,
 /// and a self-contained HTML page with SVG bar charts.
-struct BenchReport: Codable {
-    var machine: String
-    var workload: String
-    var figures: [BenchFigure]
+public struct BenchReport: Codable, Sendable {
+    /// Cores, memory and operating system of the machine that measured.
+    public var machine: String
+    /// What was run, in one line.
+    public var workload: String
+    /// Every figure, in the order measured.
+    public var figures: [BenchFigure]
+
+    /// A report of `figures`, measured on `machine` running `workload`.
+    public init(machine: String, workload: String, figures: [BenchFigure]) {
+        self.machine = machine
+        self.workload = workload
+        self.figures = figures
+    }
 
     /// Logbook ÷ baseline for each kind both measured (append, replay).
-    var ratios: [(kind: String, baseline: String, ratio: Double)] {
+    public var ratios: [(kind: String, baseline: String, ratio: Double)] {
         var result: [(String, String, Double)] = []
         for kind in ["append", "replay"] {
             guard let ours = figures.first(where: { $0.system == "Logbook" && $0.kind == kind })
@@ -21,12 +31,13 @@ struct BenchReport: Codable {
         return result
     }
 
-    func printTables() {
-        print("\(workload)\n\(machine)")
+    /// The figures as terminal tables: throughput, latency percentiles, ratios, notes.
+    public func tables() -> String {
+        var text = "\(workload)\n\(machine)\n"
         func number(_ value: Double?, _ format: String) -> String {
             value.map { String(format: format, $0) } ?? "-"
         }
-        printTable(
+        text += TextTable.render(
             header: [
                 "system", "figure", "changes/s", "raw MB/s", "disk MB/s", "B/change", "fsyncs/s",
                 "peak MB",
@@ -43,8 +54,8 @@ struct BenchReport: Codable {
             })
         let timed = figures.filter { $0.latency != nil }
         if !timed.isEmpty {
-            print("\nlatency per call (µs)")
-            printTable(
+            text += "\nlatency per call (µs)\n"
+            text += TextTable.render(
                 header: ["figure", "p50", "p95", "p99", "p99.9"],
                 rows: timed.compactMap { figure in
                     figure.latency.map {
@@ -57,24 +68,26 @@ struct BenchReport: Codable {
                 })
         }
         if !ratios.isEmpty {
-            print("\nLogbook ÷ baseline (changes/s; above 1 means Logbook is faster)")
-            printTable(
+            text += "\nLogbook ÷ baseline (changes/s; above 1 means Logbook is faster)\n"
+            text += TextTable.render(
                 header: ["kind", "baseline", "ratio"],
                 rows: ratios.map { [$0.kind, $0.baseline, String(format: "%.2fx", $0.ratio)] })
         }
         for figure in figures where !figure.note.isEmpty {
-            print("- \(figure.system) \(figure.name): \(figure.note)")
+            text += "- \(figure.system) \(figure.name): \(figure.note)\n"
         }
+        return text
     }
 
-    func json() throws -> String {
+    /// One JSON document: machine, workload and every figure.
+    public func json() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
     /// One HTML page, no scripts: throughput bars per figure and latency bars per append figure.
-    func html() -> String {
+    public func html() -> String {
         let throughput = figures.filter { $0.changesPerSecond > 0 }
         let latency = figures.compactMap { figure in figure.latency.map { (figure.name, $0) } }
         return """

@@ -1,27 +1,47 @@
 /// One measured figure of `logbook bench`: medians over runs, plus what was observed.
-struct BenchFigure: Codable {
+public struct BenchFigure: Codable, Sendable {
     /// What system produced it: "Logbook", "SQLite", "JSON" or "ceiling".
-    var system: String
+    public var system: String
     /// What was measured.
-    var name: String
+    public var name: String
     /// The kind, for ratios: "append", "replay" or nil.
-    var kind: String?
+    public var kind: String?
     /// Median changes per second.
-    var changesPerSecond: Double
+    public var changesPerSecond: Double
     /// Median uncompressed (raw record) megabytes per second, where meaningful.
-    var rawMegabytesPerSecond: Double?
+    public var rawMegabytesPerSecond: Double?
     /// Median on-disk megabytes per second, where meaningful.
-    var diskMegabytesPerSecond: Double?
+    public var diskMegabytesPerSecond: Double?
     /// Bytes on disk per change, for figures that write.
-    var bytesPerChange: Double?
+    public var bytesPerChange: Double?
     /// Per-call latency percentiles in microseconds, for append figures.
-    var latency: Latency?
+    public var latency: Latency?
     /// fsyncs per second during the figure.
-    var fsyncsPerSecond: Double?
+    public var fsyncsPerSecond: Double?
     /// The process's peak resident memory during the figure, in MB.
-    var peakMegabytes: Double?
+    public var peakMegabytes: Double?
     /// Anything else worth saying.
-    var note: String = ""
+    public var note: String = ""
+
+    /// A figure; only what was measured is given, the rest stays nil.
+    public init(
+        system: String, name: String, kind: String? = nil, changesPerSecond: Double,
+        rawMegabytesPerSecond: Double? = nil, diskMegabytesPerSecond: Double? = nil,
+        bytesPerChange: Double? = nil, latency: Latency? = nil, fsyncsPerSecond: Double? = nil,
+        peakMegabytes: Double? = nil, note: String = ""
+    ) {
+        self.system = system
+        self.name = name
+        self.kind = kind
+        self.changesPerSecond = changesPerSecond
+        self.rawMegabytesPerSecond = rawMegabytesPerSecond
+        self.diskMegabytesPerSecond = diskMegabytesPerSecond
+        self.bytesPerChange = bytesPerChange
+        self.latency = latency
+        self.fsyncsPerSecond = fsyncsPerSecond
+        self.peakMegabytes = peakMegabytes
+        self.note = note
+    }
 }
 
 /// Runs `body` `runs` times; returns the median of the seconds it reports and the peak

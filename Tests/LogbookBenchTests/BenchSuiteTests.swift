@@ -1,0 +1,61 @@
+import Foundation
+import LogbookBench
+import LogbookCRDT
+import LogbookTesting
+import Testing
+
+// The harness behind `logbook bench`, small: every suite must produce its figures, with the
+// SQLite baseline reading back what it wrote, and the report must render them.
+@Suite struct BenchSuiteTests {
+    @Test func theSQLiteBaselineReadsBackEveryChangeItWrote() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let changes = StandardWorkload.changes(
+            of: StandardWorkload.operations(records: 300, changes: 4000))
+        let baseline = SQLiteBaseline(path: directory.path + "/baseline.sqlite")
+        let written = try baseline.append(changes)
+        #expect(written.bytes > 0)
+        #expect(try baseline.replay().changes == changes.count)
+        // A second append replaces the database rather than adding to it.
+        _ = try baseline.append(Array(changes.prefix(10)))
+        #expect(try baseline.replay().changes == 10)
+    }
+
+    @Test func theLogSuiteMeasuresLogbookAndBothBaselines() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var suite = BenchSuite(kind: .log)
+        suite.records = 200
+        suite.changes = 3000
+        suite.runs = 1
+        suite.writers = 4
+        suite.syncedOperations = 20
+        suite.directory = directory.path + "/bench"
+        var steps: [String] = []
+        let report = try await suite.run { steps.append($0) }
+        let systems = Set(report.figures.map(\.system))
+        #expect(systems.isSuperset(of: ["Logbook", "SQLite", "JSON"]), "\(systems)")
+        #expect(report.figures.allSatisfy { $0.changesPerSecond.isFinite })
+        #expect(report.ratios.contains { $0.baseline == "SQLite" && $0.ratio > 0 })
+        #expect(steps.last?.hasPrefix("[####################]") == true, "\(steps)")
+        let tables = report.tables()
+        for figure in report.figures { #expect(tables.contains(figure.name)) }
+        let decoded = try JSONDecoder().decode(
+            BenchReport.self, from: Data(try report.json().utf8))
+        #expect(decoded.figures.count == report.figures.count)
+        #expect(report.html().contains("<svg"))
+        #expect(!FileManager.default.fileExists(atPath: suite.directory), "scratch left behind")
+    }
+
+    @Test func theMaintenanceSuiteComparesTheCompactedLogWithTheLiveState() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var suite = BenchSuite(kind: .maintenance)
+        suite.records = 100
+        suite.runs = 1
+        suite.directory = directory.path + "/bench"
+        let report = try await suite.run()
+        #expect(report.figures.count >= 2, "\(report.figures.map(\.name))")
+        #expect(report.workload.contains("100 records"))
+    }
+}
