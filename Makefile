@@ -3,7 +3,7 @@
 
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
-.PHONY: demo test lint deps bench benchmarks fuzz
+.PHONY: demo test lint deps bench benchmarks fuzz docs
 
 # The demo measures throughput, so it runs an optimized build.
 demo: deps
@@ -27,6 +27,11 @@ benchmarks: deps
 # libFuzzer over the decoders and importers, LOGBOOK_FUZZ_SECONDS each (default 8).
 fuzz: deps
 	bash scripts/fuzz.sh
+
+# Every library's DocC catalog, warnings as errors: a broken symbol link fails (about a minute
+# after `make test`; archives in .build/plugins/Swift-DocC/outputs).
+docs: deps
+	bash scripts/docs.sh
 
 lint:
 	swift format lint --strict --recursive Sources Tests Package.swift Fuzz/Sources Fuzz/Package.swift
