@@ -10,9 +10,11 @@ demo: deps
 	swift build -c release --product logbook
 	.build/release/logbook demo
 
+# The hub's tests need PostgreSQL: scripts/with-postgres.sh starts a throwaway server (and
+# installs Debian's postgresql when missing) unless LOGBOOK_TEST_POSTGRES_URL names one.
 test: deps
 	swift build --build-tests $(SWIFT_FLAGS)
-	swift test --skip-build
+	bash scripts/with-postgres.sh swift test --skip-build
 
 # Logbook next to SQLite and JSON in one run (tables; add --html report.html for charts).
 bench: deps

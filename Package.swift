@@ -41,6 +41,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // The benchmark's SQLite baseline (LogbookBench only; `logbook bench` and Benchmarks/).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The hub's PostgreSQL client (LogbookHub only).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `swift package generate-documentation`: the DocC catalogs, checked in CI.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -107,6 +109,17 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strictSettings),
+        // Hub mode: stream state in PostgreSQL, merged with crdt-lite's rules in SQL.
+        .target(
+            name: "LogbookHub",
+            dependencies: [
+                "Logbook", "LogbookCRDT",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings),
         // The benchmark harness and the demo: what `logbook bench` measures and `logbook demo`
         // narrates, as a library so the command line only parses and prints.
         .target(
@@ -120,7 +133,7 @@ let package = Package(
             name: "logbook",
             dependencies: [
                 "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookViews", "LogbookShipping",
-                "LogbookNode", "LogbookBench", "LogbookWorkloads",
+                "LogbookNode", "LogbookBench", "LogbookWorkloads", "LogbookHub",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -164,6 +177,14 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             exclude: ["Fixtures"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookHubTests",
+            dependencies: [
+                "LogbookHub", "LogbookCRDT", "LogbookTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookBenchTests",

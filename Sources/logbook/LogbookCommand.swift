@@ -24,7 +24,7 @@ struct LogbookCommand: AsyncParsableCommand {
             GenerateCommand.self, GraphCommand.self, SearchCommand.self, BridgesCommand.self,
             VerifyCommand.self, ServeCommand.self, SyncCommand.self,
             ReplayCommand.self,
-            BenchCommand.self,
+            BenchCommand.self, HubCommand.self,
         ]
     )
 }

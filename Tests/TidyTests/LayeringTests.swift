@@ -33,6 +33,9 @@ import Testing
             "ServiceLifecycle", "Metrics", "Prometheus",
         ],
         "LogbookCrashWriter": ["Foundation", "ArgumentParser", "Logbook", "LogbookCRDT"],
+        "LogbookHub": [
+            "Foundation", "Logbook", "LogbookCRDT", "Logging", "NIOCore", "NIOSSL", "PostgresNIO",
+        ],
         "LogbookBench": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookWorkloads",
             "LogbookViews", "LogbookShipping", "GRDB",
@@ -41,6 +44,7 @@ import Testing
         "logbook": [
             "Foundation", "ArgumentParser", "Logging", "Logbook", "LogbookCRDT", "LogbookStorage",
             "LogbookViews", "LogbookShipping", "LogbookNode", "LogbookBench", "LogbookWorkloads",
+            "LogbookHub",
         ],
     ]
 

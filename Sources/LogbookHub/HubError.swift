@@ -1,0 +1,54 @@
+/// Why the hub refused or failed a request. Every case says what to do about it.
+public enum HubError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The database holds a schema newer than this build; upgrade the hub first.
+    case schemaTooNew(database: Int, build: Int)
+    /// The database has no hub schema, or an older one; run `logbook hub migrate`.
+    case schemaMissing(database: Int, build: Int)
+    /// `--postgres` is not a URL the hub can use.
+    case badDatabaseURL(String)
+    /// A pushed change breaks one of the engine's bounds; nothing of the push was merged.
+    case invalidChange(index: Int, reason: String)
+    /// A push or page larger than the hub takes at once.
+    case tooLarge(String)
+    /// The stream does not exist (and the request may not create it).
+    case unknownStream(String)
+    /// A stream name that is not 1–128 letters, digits, `.`, `_` or `-`.
+    case badStreamName(String)
+    /// A row in the database that this build cannot read (written by something else).
+    case corruptRow(String)
+    /// PostgreSQL refused or could not be reached.
+    case database(url: String, detail: String)
+    /// The reader's version is below what tombstone GC has collected: take the state anew.
+    case snapshotRequired(since: UInt64, collectedBelow: UInt64)
+
+    /// The reason, with what to do about it.
+    public var description: String {
+        switch self {
+        case .schemaTooNew(let database, let build):
+            "the database's hub schema is version \(database), newer than this build's "
+                + "\(build): upgrade logbook before serving this database"
+        case .schemaMissing(let database, let build):
+            "the database's hub schema is version \(database), this build needs \(build): "
+                + "run `logbook hub migrate --postgres URL`"
+        case .badDatabaseURL(let reason): "--postgres: \(reason)"
+        case .invalidChange(let index, let reason):
+            "change \(index + 1) refused: \(reason); nothing of the push was merged"
+        case .tooLarge(let what): what
+        case .unknownStream(let name): "no stream named \(HubError.quoted(name))"
+        case .badStreamName(let name):
+            "stream name \(name) must be 1–128 letters, digits, '.', '_' or '-'"
+        case .corruptRow(let what): "the database holds a row this hub cannot read: \(what)"
+        case .database(let url, let detail): "PostgreSQL at \(url): \(detail)"
+        case .snapshotRequired(let since, let collectedBelow):
+            "changes since hub version \(since) are gone: tombstone GC collected below "
+                + "\(collectedBelow); take the stream's state from version 0"
+        }
+    }
+
+    /// A name for a message: quoted and cut to 64 characters (names may be hostile).
+    static func quoted(_ name: String) -> String {
+        let head = name.prefix(64)
+        return "\"\(head.unicodeScalars.map { $0.escaped(asASCII: false) }.joined())"
+            + (head.endIndex < name.endIndex ? "…\"" : "\"")
+    }
+}

@@ -1,0 +1,151 @@
+import Logbook
+import LogbookCRDT
+import Logging
+import PostgresNIO
+
+/// The hub's state in PostgreSQL: per stream, the winning value of every (record, column)
+/// and one row per deleted record, each stamped with the `hub_version` of the merge that
+/// last changed it. A store keeps nothing in memory; any number of hub processes may share
+/// one database.
+///
+/// The version rule: a merge takes its stream's next version under that stream's row lock
+/// and holds the lock until it commits, so versions commit in the order they are taken. A
+/// reader that has seen version V has therefore seen every change committed with a version
+/// at or below V, however many hub processes write at once.
+public struct HubStore: Sendable {
+    /// The most changes one push may carry; larger pushes are refused whole.
+    public static let pushChangesMax = 50_000
+
+    let client: PostgresClient
+    let logger: Logger
+
+    /// A store over `client`, which the caller runs (`client.run()`) while the store is used.
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Throws `HubError.schemaMissing` or `.schemaTooNew` unless the database's schema is the
+    /// one this build writes.
+    public func checkSchema() async throws {
+        let version = try await HubSchema.currentVersion(client, logger: logger)
+        if version < HubSchema.latestVersion {
+            throw HubError.schemaMissing(database: version, build: HubSchema.latestVersion)
+        }
+        if version > HubSchema.latestVersion {
+            throw HubError.schemaTooNew(database: version, build: HubSchema.latestVersion)
+        }
+    }
+
+    // MARK: Streams
+
+    /// The stream named `name`, created when `create` and absent.
+    public func stream(named name: String, create: Bool) async throws -> HubStream {
+        try HubStream.checkName(name)
+        if create {
+            try await client.query(
+                "INSERT INTO logbook_streams (name) VALUES (\(name)) ON CONFLICT (name) DO NOTHING",
+                logger: logger)
+        }
+        let rows = try await client.query(
+            "SELECT stream_id FROM logbook_streams WHERE name = \(name)", logger: logger)
+        for try await id in rows.decode(Int64.self) { return HubStream(id: id, name: name) }
+        throw HubError.unknownStream(name)
+    }
+
+    // MARK: Merge
+
+    /// Merges `changes` into `stream` with crdt-lite's rules, in one transaction; returns
+    /// once it has committed. Checks every change first: one over the engine's bounds
+    /// refuses the push whole.
+    public func merge(
+        _ changes: [Change<String, String, Value>], into stream: HubStream
+    ) async throws -> HubMergeReport {
+        guard changes.count <= Self.pushChangesMax else {
+            throw HubError.tooLarge(
+                "a push of \(changes.count) changes is over \(Self.pushChangesMax) "
+                    + "(HubStore.pushChangesMax); send it in parts")
+        }
+        let batch = try HubBatch(changes)
+        guard !batch.isEmpty else { return HubMergeReport(received: 0) }
+        let statement = HubMergeStatement(stream: stream, batch: batch)
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection in
+            // The lock first, in its own statement: the merge statement then takes its
+            // snapshot after every earlier merge of this stream committed.
+            let bumped = try await connection.query(
+                """
+                UPDATE logbook_streams SET hub_version = hub_version + 1
+                WHERE stream_id = \(stream.id) RETURNING hub_version
+                """, logger: logger)
+            var version: Int64?
+            for try await value in bumped.decode(Int64.self) { version = value }
+            guard let version else { throw HubError.unknownStream(stream.name) }
+            var report = try await statement.run(on: connection, version: version, logger: logger)
+            report.received = changes.count
+            return report
+        }
+    }
+
+    // MARK: Pull
+
+    /// The changes of `stream` with a hub version above `since`, oldest version first, about
+    /// `limit` of them: a page never splits one version, so it may hold more when one merge
+    /// changed more. Record deletions come as crdt-lite deletions; every change carries its
+    /// hub version as `localDbVersion`.
+    public func changes(in stream: HubStream, since: UInt64, limit: Int) async throws -> HubPage {
+        guard limit > 0 else { throw HubError.tooLarge("a page limit must be positive") }
+        let reader = HubPageReader(stream: stream, since: since, limit: limit)
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection in
+            try await reader.read(on: connection, logger: logger)
+        }
+    }
+}
+
+/// One replicated dataset on the hub (one home, one user's data).
+public struct HubStream: Sendable, Hashable {
+    /// The row id in `logbook_streams`.
+    public let id: Int64
+    /// The name nodes and tokens use.
+    public let name: String
+
+    /// Stream names are 1–128 characters of letters, digits, `.`, `_` and `-`: they appear
+    /// in URLs, logs and command lines.
+    static func checkName(_ name: String) throws(HubError) {
+        let allowed = name.utf8.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+                || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
+        }
+        guard allowed, (1...128).contains(name.utf8.count) else {
+            throw .badStreamName(HubError.quoted(name))
+        }
+    }
+}
+
+/// What a merge did.
+public struct HubMergeReport: Sendable, Equatable {
+    /// Changes in the push.
+    public var received: Int
+    /// The hub version the merge took (0 when the push was empty).
+    public var hubVersion: UInt64 = 0
+    /// Column values written (new, or winning over what the hub held).
+    public var acceptedCells = 0
+    /// Records newly deleted.
+    public var acceptedDeletions = 0
+    /// Column values dropped because their record was deleted by this push.
+    public var droppedCells = 0
+}
+
+/// One page of a stream's changes.
+public struct HubPage: Sendable {
+    /// The changes, oldest hub version first.
+    public var changes: [Change<String, String, Value>]
+    /// The version to ask from next: the highest version in the page, or the one asked
+    /// from when the page is empty.
+    public var nextSince: UInt64
+    /// The stream's version when the page was read.
+    public var hubVersion: UInt64
+    /// Whether the page reaches `hubVersion` (nothing more to read now).
+    public var isComplete: Bool
+}
