@@ -113,7 +113,10 @@ let package = Package(
         .target(
             name: "LogbookHub",
             dependencies: [
-                "Logbook", "LogbookCRDT",
+                "Logbook", "LogbookCRDT", "LogbookShipping",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -181,7 +184,10 @@ let package = Package(
         .testTarget(
             name: "LogbookHubTests",
             dependencies: [
-                "LogbookHub", "LogbookCRDT", "LogbookTesting",
+                "LogbookHub", "LogbookCRDT", "LogbookTesting", "LogbookShipping",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -140,6 +140,27 @@ extension HubDatabase {
         try await withClient(logger: logger) { try await HubSchema.migrate($0, logger: logger) }
     }
 
+    /// What `migrate` did, in a line: the migrations applied, or that there were none.
+    public func describeMigration(applied: [Int]) -> String {
+        let done =
+            applied.isEmpty
+            ? "schema already at version"
+            : "applied migration(s) \(applied.map(String.init).joined(separator: ", ")); schema at version"
+        return "\(redacted): \(done) \(HubSchema.latestVersion)"
+    }
+
+    /// Creates a token granting `streams` (see `HubStore.createToken`) after checking the
+    /// schema; returns its secret.
+    public func createToken(streams: [String], readOnly: Bool, logger: Logger) async throws
+        -> String
+    {
+        try await withClient(logger: logger) { client in
+            let store = HubStore(client: client, logger: logger)
+            try await store.checkSchema()
+            return try await store.createToken(streams: streams, readOnly: readOnly)
+        }
+    }
+
     /// What went wrong, from PostgreSQL's own message when there is one (PSQLError's
     /// `description` hides everything by design).
     static func describe(_ error: PSQLError) -> String {

@@ -39,9 +39,13 @@ struct HubPageReader {
                 changes = Array(whole)
             }
         }
-        let nextSince = changes.last?.localDbVersion ?? since
+        // A complete page read every row up to the stream's version in this snapshot, so the
+        // reader may move to that version even when its last merges wrote no row (a push of
+        // echoes takes a version and changes nothing).
+        let lastRead = changes.last?.localDbVersion ?? since
+        let nextSince = isComplete ? max(head.version, since) : max(lastRead, since)
         return HubPage(
-            changes: changes, nextSince: max(nextSince, since), hubVersion: head.version,
+            changes: changes, nextSince: nextSince, hubVersion: head.version,
             isComplete: isComplete || nextSince >= head.version)
     }
 

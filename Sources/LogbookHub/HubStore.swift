@@ -141,8 +141,8 @@ public struct HubMergeReport: Sendable, Equatable {
 public struct HubPage: Sendable {
     /// The changes, oldest hub version first.
     public var changes: [Change<String, String, Value>]
-    /// The version to ask from next: the highest version in the page, or the one asked
-    /// from when the page is empty.
+    /// The version to ask from next: the stream's version when the page is complete, else
+    /// the highest version in the page.
     public var nextSince: UInt64
     /// The stream's version when the page was read.
     public var hubVersion: UInt64

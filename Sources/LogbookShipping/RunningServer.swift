@@ -30,8 +30,21 @@ extension ShippingServer {
     /// configuration, on a free port). Throws when the TLS files cannot be read, and the
     /// server's own error when it stops before listening (the port is in use, say).
     public func start() async throws -> RunningServer {
+        try await RunningServer.start(port: configuration.port, tls: configuration.tls != nil) {
+            try application(onRunning: $0)
+        }
+    }
+}
+
+extension RunningServer {
+    /// Runs the application `make` builds (handing it the callback that reports the bound
+    /// port) in a task, and returns once it listens; throws `ServerStartError` with the
+    /// application's own error when it ends first.
+    package static func start<App: ApplicationProtocol>(
+        port: Int, tls: Bool, _ make: (@escaping @Sendable (Int) async -> Void) throws -> App
+    ) async throws -> RunningServer {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let application = try application { port in continuation.yield(port) }
+        let application = try make { port in continuation.yield(port) }
         let task = Task {
             // However the server ends, the wait below must end too.
             defer { continuation.finish() }
@@ -42,11 +55,11 @@ extension ShippingServer {
             listening = bound
             break
         }
-        guard let port = listening else {
+        guard let bound = listening else {
             try await task.value
-            throw ServerStartError(port: configuration.port)
+            throw ServerStartError(port: port)
         }
-        return RunningServer(port: port, task: task, tls: configuration.tls != nil)
+        return RunningServer(port: bound, task: task, tls: tls)
     }
 }
 

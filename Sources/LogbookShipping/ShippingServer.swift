@@ -218,48 +218,8 @@ public struct ShippingServer: Sendable {
     private func jsonChanges(_ changes: [Change<String, String, Value>], _ request: Request) throws
         -> Response
     {
-        guard changes.count <= configuration.changesPerResponseMax else {
-            throw HTTPError(
-                .contentTooLarge,
-                message: "\(changes.count) changes exceed \(configuration.changesPerResponseMax)")
-        }
-        let formatName = request.uri.queryParameters.get("format") ?? "rust"
-        guard let format = ChangeJSONFormat(rawValue: formatName) else {
-            throw HTTPError(.badRequest, message: "format must be rust or swift")
-        }
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(
-            status: .ok, headers: headers,
-            body: ResponseBody { writer in
-                try await Self.stream(changes, format: format, to: &writer)
-            })
-    }
-
-    /// Writes `changes` as a JSON array in chunks of about `jsonChunkBytes`, yielding
-    /// between them: memory stays bounded by a chunk, and a large state (a snapshot of
-    /// 100,000 records) does not hold a thread of the cooperative pool from start to end.
-    /// A chunk takes about 20 ms to encode here, what another request may wait behind it.
-    /// A change that cannot be encoded (a NaN logged before NaN was refused) cuts the
-    /// response short, which the receiver sees as malformed JSON.
-    static func stream(
-        _ changes: [Change<String, String, Value>], format: ChangeJSONFormat,
-        to writer: inout any ResponseBodyWriter
-    ) async throws {
-        var chunk = Data("[".utf8)
-        chunk.reserveCapacity(jsonChunkBytes + 4096)
-        for (index, change) in changes.enumerated() {
-            if index > 0 { chunk.append(UInt8(ascii: ",")) }
-            chunk.append(try ChangeJSON.encode(change, format: format))
-            if chunk.count >= jsonChunkBytes {
-                try await writer.write(ByteBuffer(bytes: chunk))
-                chunk.removeAll(keepingCapacity: true)
-                await Task.yield()
-            }
-        }
-        chunk.append(UInt8(ascii: "]"))
-        try await writer.write(ByteBuffer(bytes: chunk))
-        try await writer.finish(nil)
+        try ChangeJSONMessages.response(
+            changes, request: request, changesMax: configuration.changesPerResponseMax)
     }
 
     /// Runs O(state) work (building and sorting a large answer's changes) on NIO's
@@ -275,25 +235,14 @@ public struct ShippingServer: Sendable {
     static let unreservedASCII = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-    /// The size of one written piece of a JSON answer.
-    static let jsonChunkBytes = 256 << 10
-
     private func mergeChanges(_ request: Request) async throws -> Response {
-        let data = try await body(of: request)
+        let data = try await body(of: request)  // counts its own refusal
         let changes: [Change<String, String, Value>]
         do {
-            if data.first(where: { !$0.isWhitespace }) == UInt8(ascii: "[") {
-                changes = try JSONDecoder().decode([Change<String, String, Value>].self, from: data)
-            } else {
-                changes = try ChangeJSON.decodeLines(data)
-            }
+            changes = try ChangeJSONMessages.changes(in: data)
         } catch {
             metrics.refused()
-            throw HTTPError(.badRequest, message: "not crdt-lite JSON changes: \(error)")
-        }
-        guard !changes.isEmpty || !data.allSatisfy(\.isWhitespace) else {
-            metrics.refused()
-            throw HTTPError(.badRequest, message: "the body holds no changes")
+            throw error
         }
         let accepted: [Change<String, String, Value>]
         do { accepted = try await logbook.merge(changes) } catch {
@@ -367,12 +316,6 @@ public struct ShippingServer: Sendable {
 
     private func field(_ name: String) -> HTTPField.Name {
         HTTPField.Name(name) ?? .contentType  // the names are constants known to be valid
-    }
-}
-
-extension UInt8 {
-    fileprivate var isWhitespace: Bool {
-        self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09
     }
 }
 

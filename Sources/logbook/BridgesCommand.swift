@@ -70,14 +70,7 @@ struct BridgesCommand: ParsableCommand {
 
     private func printSummary(_ summaries: [BridgeStatsView.BridgeSummary]) throws {
         if json {
-            try printJSON(
-                summaries.map {
-                    [
-                        "entityid": $0.entityId, "name": $0.name, "openings": $0.openings,
-                        "average_minutes": $0.averageMinutes, "longest_minutes": $0.longestMinutes,
-                        "currently_open": $0.currentlyOpen,
-                    ] as [String: Any]
-                })
+            try printJSON(summaries.map(\.jsonObject))
             return
         }
         printTable(
@@ -94,16 +87,7 @@ struct BridgesCommand: ParsableCommand {
 
     private func printPrediction(_ predictions: [BridgeStatsView.Prediction]) throws {
         if json {
-            try printJSON(
-                predictions.map {
-                    [
-                        "entityid": $0.entityId, "name": $0.name, "openings": $0.openings,
-                        "probability": $0.probability, "confidence": $0.confidence,
-                        "average_minutes": $0.averageMinutes,
-                        "probability_label": BridgeStatsView.probabilityLabel($0.probability),
-                        "confidence_label": BridgeStatsView.confidenceLabel($0.confidence),
-                    ] as [String: Any]
-                })
+            try printJSON(predictions.map(\.jsonObject))
             return
         }
         let days = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
@@ -124,17 +108,7 @@ struct BridgesCommand: ParsableCommand {
 
     private func printBuckets(_ buckets: [BridgeStatsView.Bucket]) throws {
         if json {
-            try printJSON(
-                buckets.map {
-                    [
-                        "entityid": $0.key.entityId, "year": $0.key.year, "month": $0.key.month,
-                        "weekday": $0.key.weekday, "hour": $0.key.hour, "count": $0.count,
-                        "total_minutes": $0.totalMinutes, "average_minutes": $0.averageMinutes,
-                        "longest_minutes": $0.longestMinutes,
-                        "shortest_minutes": $0.shortestMinutes,
-                        "probability": $0.probability, "confidence": $0.confidence,
-                    ] as [String: Any]
-                })
+            try printJSON(buckets.map(\.jsonObject))
             return
         }
         printTable(
@@ -160,14 +134,7 @@ struct BridgesCommand: ParsableCommand {
     private func printValidation(_ openings: [String: BridgeOpening]) throws {
         let tally = BridgeTallies.validation(of: openings)
         if json {
-            try printJSON(
-                [
-                    "openings": tally.openings, "valid": tally.valid,
-                    "failures": Dictionary(
-                        uniqueKeysWithValues: tally.failures.map {
-                            ($0.key.rawValue, $0.value.count)
-                        }),
-                ] as [String: Any])
+            try printJSON(tally.jsonObject)
             return
         }
         print("\(tally.valid) of \(tally.openings) openings pass Bridget's validation")

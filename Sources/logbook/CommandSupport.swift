@@ -4,6 +4,7 @@ import Logbook
 import LogbookBench
 import LogbookCRDT
 import LogbookStorage
+import Logging
 
 /// The directory argument every log command takes.
 struct DirectoryArgument: ParsableArguments {
@@ -154,4 +155,14 @@ func badInput(_ message: String) -> ExitCode {
     var standardError = StandardError()
     print("error: \(message)", to: &standardError)
     return ExitCode(2)
+}
+
+/// Sends every log line — ours, Hummingbird's, PostgresNIO's — to standard output in one
+/// format, from `level` up. Called once, before anything logs.
+func bootstrapLogging(level: Logger.Level) {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardOutput(label: label)
+        handler.logLevel = level
+        return handler
+    }
 }

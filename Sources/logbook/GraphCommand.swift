@@ -111,7 +111,7 @@ struct GraphCommand: ParsableCommand {
         case .cycles:
             answer = .array(graph.detectCycles(from: ids.first, types: typeFilter).map(idList))
         case .centrality: answer = .int(Int64(graph.degreeCentrality(of: first)))
-        case .stats: answer = Self.statisticsJSON(graph.statistics())
+        case .stats: answer = graph.statistics().goodiesJSON
         case .invalid:
             answer = .array(
                 graph.invalidRelationships().map { relationship in
@@ -138,24 +138,6 @@ struct GraphCommand: ParsableCommand {
 
     private func idList(_ ids: [String]?) -> OrderedJSON {
         ids.map { .array($0.map(OrderedJSON.string)) } ?? .null
-    }
-
-    /// The statistics with exactly The Goodies' keys, type counts in their order.
-    static func statisticsJSON(_ statistics: GraphIndex.Statistics) -> OrderedJSON {
-        .object([
-            ("total_entities", .int(Int64(statistics.totalEntities))),
-            ("total_relationships", .int(Int64(statistics.totalRelationships))),
-            (
-                "entity_types",
-                .object(statistics.entityTypes.map { ($0.type, .int(Int64($0.count))) })
-            ),
-            (
-                "relationship_types",
-                .object(statistics.relationshipTypes.map { ($0.type, .int(Int64($0.count))) })
-            ),
-            ("average_degree", .double(statistics.averageDegree)),
-            ("isolated_entities", .int(Int64(statistics.isolatedEntities))),
-        ])
     }
 
     private func printReadable(_ answer: OrderedJSON, graph: GraphIndex) {

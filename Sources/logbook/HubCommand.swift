@@ -9,7 +9,7 @@ struct HubCommand: AsyncParsableCommand {
         abstract:
             "Operate a hub: stream state in PostgreSQL that any number of nodes sync through.",
         discussion: "See docs/hub.md for the schema, the merge rule and operations.",
-        subcommands: [HubMigrateCommand.self])
+        subcommands: [HubMigrateCommand.self, HubServeCommand.self, HubTokenCommand.self])
 }
 
 /// The database URL every hub command takes.
@@ -39,15 +39,103 @@ struct HubMigrateCommand: AsyncParsableCommand {
         let database = try postgres.database()
         let logger = Logger(label: "logbook.hub")
         do {
-            let applied = try await database.migrate(logger: logger)
-            if applied.isEmpty {
-                print(
-                    "\(database.redacted): schema already at version \(HubSchema.latestVersion)")
-            } else {
-                print(
-                    "\(database.redacted): applied migration(s) \(applied.map(String.init).joined(separator: ", ")); schema at version \(HubSchema.latestVersion)"
-                )
+            print(database.describeMigration(applied: try await database.migrate(logger: logger)))
+        } catch {
+            throw exitWithError(error)
+        }
+    }
+}
+
+/// `logbook hub serve --postgres URL [--port P]`: one stateless hub process.
+struct HubServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve streams over HTTP from the hub's database (run any number of these).",
+        discussion: """
+            Each stream is served at /streams/NAME: GET changes?since=V[&limit=N] and POST \
+            changes take crdt-lite JSON, so a crdt-lite client uses http://HOST:PORT/streams/NAME \
+            as it would a node. Tokens (logbook hub token create) grant streams; /healthz and \
+            /readyz need none. The process keeps nothing but its connection pool: run several \
+            behind a load balancer. SIGTERM or SIGINT stops it after answering what is in flight. \
+            The database must be migrated first (logbook hub migrate).
+            """)
+
+    @OptionGroup var postgres: PostgresOption
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+    @Option(help: "The port to listen on.")
+    var port = 7400
+    @Option(help: "The largest request body in bytes.")
+    var requestBytesMax = 16 << 20
+    @Option(help: "The lowest level logged: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .info
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        guard requestBytesMax > 0 else {
+            throw ValidationError("--request-bytes-max must be positive")
+        }
+    }
+
+    func run() async throws {
+        let database = try postgres.database()
+        bootstrapLogging(level: logLevel)
+        let logger = Logger(label: "logbook.hub")
+        var configuration = HubServer.Configuration()
+        configuration.host = host
+        configuration.port = port
+        configuration.requestBytesMax = requestBytesMax
+        let host = host
+        do {
+            try await HubProcess.run(
+                database: database, configuration: configuration, logger: logger
+            ) { port in
+                logger.info("hub serving \(database.redacted) at http://\(host):\(port)")
             }
+        } catch {
+            throw exitWithError(error)
+        }
+    }
+}
+
+/// `logbook hub token ...`: access to streams.
+struct HubTokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token", abstract: "Create tokens that grant streams.",
+        subcommands: [HubTokenCreateCommand.self])
+}
+
+/// `logbook hub token create --postgres URL --stream S [--stream S2] [--read-only]`.
+struct HubTokenCreateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Print a new token granting the named streams (created when absent).",
+        discussion: """
+            The token is printed once; the database keeps only its SHA-256. It grants exactly \
+            the streams named: a request for any other stream is refused as if the token were \
+            unknown. Keep it in a file readable by its user only and pass it to nodes with \
+            --token-file.
+            """)
+
+    @OptionGroup var postgres: PostgresOption
+    @Option(
+        name: .customLong("stream"),
+        help: "A stream the token grants (repeat for more): 1–128 letters, digits, '.', '_', '-'.")
+    var streams: [String] = []
+    @Flag(help: "Grant reading only (no pushes).")
+    var readOnly = false
+
+    func validate() throws {
+        guard !streams.isEmpty else { throw ValidationError("name at least one --stream") }
+    }
+
+    func run() async throws {
+        let database = try postgres.database()
+        let logger = Logger(label: "logbook.hub")
+        do {
+            let token = try await database.createToken(
+                streams: streams, readOnly: readOnly, logger: logger)
+            print(token)
         } catch {
             throw exitWithError(error)
         }

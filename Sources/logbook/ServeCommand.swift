@@ -78,13 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let token = try tokenOptions.resolve()
-        let level = logLevel
-        // One format for every line: ours and Hummingbird's, on standard output.
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardOutput(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        bootstrapLogging(level: logLevel)
         // Before the open: the engine makes its metrics against the bootstrapped backend.
         let registry = LogbookNode.bootstrapMetrics()
         let logbook = try openLogbook(target.directory, durability: .groupCommit)

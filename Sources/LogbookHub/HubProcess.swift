@@ -1,0 +1,37 @@
+import Hummingbird
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// One hub process, as `logbook hub serve` runs it: the database's connection pool and the
+/// HTTP server as services in one group, stopped gracefully by SIGTERM or SIGINT (requests
+/// in flight are answered, then the pool closes).
+public enum HubProcess {
+    /// Checks that the database answers and holds this build's schema, then serves until a
+    /// signal; `onListening` hears the port. Throws `HubError` when the database cannot be
+    /// reached or its schema does not match, before anything listens.
+    public static func run(
+        database: HubDatabase, configuration: HubServer.Configuration, logger: Logger,
+        onListening: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws {
+        // Before anything listens: a hub must never serve a database it would misread.
+        try await database.withClient(logger: logger) { client in
+            try await HubStore(client: client, logger: logger).checkSchema()
+        }
+        var background = logger
+        background.logLevel = max(logger.logLevel, .warning)
+        let client = PostgresClient(
+            configuration: database.configuration, backgroundLogger: background)
+        let store = HubStore(client: client, logger: logger)
+        let application = HubServer(store: store, configuration: configuration).application {
+            port in onListening(port)
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: client), .init(service: application, serviceName: "hub"),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LogbookCRDT
+import LogbookShipping
+import NIOCore
+
+/// What a hub process serves, over HTTP (Hummingbird). It keeps no state of its own: every
+/// answer comes from the database, so any number of hub processes may serve one database
+/// behind any load balancer.
+///
+/// - `GET /streams/S/changes?since=V[&limit=N][&format=rust|swift]`: the stream's changes
+///   with a hub version above V as crdt-lite JSON, each carrying its hub version as
+///   `local_db_version`; headers `Logbook-Hub-Version` (the stream's version) and, when
+///   more remain, `Logbook-Next-Since`. 410 when tombstone GC collected below V.
+/// - `POST /streams/S/changes`: crdt-lite JSON changes (an array or JSON lines), merged
+///   with crdt-lite's rules in one transaction; answered after the commit with
+///   `{"received", "accepted", "hub_version"}`.
+/// - `GET /healthz`: the process is up. `GET /readyz`: the database answers and holds this
+///   build's schema (503 with the reason otherwise).
+///
+/// A crdt-lite client uses `https://HUB/streams/S` as it would a node's base URL. Every
+/// stream request needs `Authorization: Bearer TOKEN` with a token that names the stream
+/// (401 otherwise, without saying whether the stream exists); a read-only token may not
+/// post (403). Bodies and answers are bounded; a malformed or hostile body gets a 4xx with
+/// the reason and merges nothing.
+public struct HubServer: Sendable {
+    /// Where and how much.
+    public struct Configuration: Sendable {
+        /// The address to listen on.
+        public var host = "127.0.0.1"
+        /// The port; 0 picks a free one.
+        public var port = 0
+        /// The largest request body, in bytes (413 above it).
+        public var requestBytesMax = 16 << 20
+        /// The most changes one answer carries; a read without `limit` that would exceed
+        /// it is refused (413) and should page.
+        public var changesPerResponseMax = 200_000
+
+        /// The defaults: loopback, a free port.
+        public init() {}
+    }
+
+    let store: HubStore
+    let configuration: Configuration
+
+    /// A server answering from `store`.
+    public init(store: HubStore, configuration: Configuration = Configuration()) {
+        self.store = store
+        self.configuration = configuration
+    }
+
+    /// The Hummingbird application; `onRunning` receives the port it listens on.
+    public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol
+    {
+        let router = Router()
+        router.add(middleware: MetricsMiddleware())
+        router.get("healthz") { _, _ in "ok\n" }
+        router.get("readyz") { _, _ in try await self.readiness() }
+        router.get("streams/:stream/changes") { request, context in
+            try await self.changes(request, stream: try self.streamName(context))
+        }
+        router.post("streams/:stream/changes") { request, context in
+            try await self.merge(request, stream: try self.streamName(context))
+        }
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) })
+    }
+
+    /// Starts the server in a task and returns once it listens.
+    public func start() async throws -> RunningServer {
+        try await RunningServer.start(port: configuration.port, tls: false) {
+            application(onRunning: $0)
+        }
+    }
+
+    // MARK: Handlers
+
+    private func readiness() async throws -> Response {
+        do {
+            try await store.checkSchema()
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ready\n")))
+        } catch {
+            return Response(
+                status: .serviceUnavailable,
+                body: .init(byteBuffer: ByteBuffer(string: "not ready: \(error)\n")))
+        }
+    }
+
+    private func changes(_ request: Request, stream name: String) async throws -> Response {
+        let stream = try await authorize(request, stream: name, write: false)
+        let query = request.uri.queryParameters
+        guard let since = query.get("since", as: UInt64.self) else {
+            throw HTTPError(.badRequest, message: "since must be a version (an unsigned integer)")
+        }
+        var changes: [Change<String, String, Value>] = []
+        var page: HubPage
+        if let limitText = query.get("limit") {
+            guard let limit = Int(limitText), limit > 0 else {
+                throw HTTPError(.badRequest, message: "limit must be a positive number of changes")
+            }
+            page = try await mapped {
+                try await store.changes(
+                    in: stream, since: since, limit: min(limit, configuration.changesPerResponseMax)
+                )
+            }
+            changes = page.changes
+        } else {
+            // Without a limit the client wants everything (crdt-lite's getChangesSince), in
+            // pages here so one bound holds.
+            var cursor = since
+            repeat {
+                page = try await mapped {
+                    try await store.changes(in: stream, since: cursor, limit: 10_000)
+                }
+                changes += page.changes
+                cursor = page.nextSince
+                guard changes.count <= configuration.changesPerResponseMax else {
+                    throw HTTPError(
+                        .contentTooLarge,
+                        message:
+                            "over \(configuration.changesPerResponseMax) changes since \(since); page with limit=N"
+                    )
+                }
+            } while !page.isComplete
+        }
+        var response = try ChangeJSONMessages.response(
+            changes, request: request, changesMax: configuration.changesPerResponseMax)
+        response.headers[HubHeaders.hubVersion] = String(page.hubVersion)
+        if !page.isComplete { response.headers[HubHeaders.nextSince] = String(page.nextSince) }
+        return response
+    }
+
+    private func merge(_ request: Request, stream name: String) async throws -> Response {
+        let stream = try await authorize(request, stream: name, write: true)
+        let data: ByteBuffer
+        do {
+            data = try await request.body.collect(upTo: configuration.requestBytesMax)
+        } catch {
+            throw HTTPError(
+                .contentTooLarge,
+                message: "request body over \(configuration.requestBytesMax) bytes")
+        }
+        let changes = try ChangeJSONMessages.changes(in: Data(data.readableBytesView))
+        let report = try await mapped { try await store.merge(changes, into: stream) }
+        let accepted = report.acceptedCells + report.acceptedDeletions
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(
+                byteBuffer: ByteBuffer(
+                    string:
+                        #"{"received": \#(changes.count), "accepted": \#(accepted), "hub_version": \#(report.hubVersion)}"#
+                )))
+    }
+
+    // MARK: Access
+
+    private func streamName(_ context: BasicRequestContext) throws -> String {
+        guard let name = context.parameters.get("stream") else {
+            throw HTTPError(.notFound, message: "no stream in the path")
+        }
+        return name
+    }
+
+    /// The stream the request's token grants; 401 unless it names the stream, 403 when it
+    /// is read-only and the request writes.
+    private func authorize(_ request: Request, stream name: String, write: Bool) async throws
+        -> HubStream
+    {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+            let granted = try await mapped({
+                try await store.grant(for: String(header.dropFirst(7)), stream: name)
+            })
+        else {
+            throw HTTPError(
+                .unauthorized, message: "a bearer token that names this stream is required")
+        }
+        if write && granted.grant != .readWrite {
+            throw HTTPError(.forbidden, message: "this token may read the stream, not write it")
+        }
+        return granted.stream
+    }
+
+    /// Runs a store call, turning its errors into HTTP answers that say what to do.
+    private func mapped<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result
+    {
+        do {
+            return try await body()
+        } catch let error as HubError {
+            switch error {
+            case .invalidChange, .badStreamName:
+                throw HTTPError(.badRequest, message: "\(error)")
+            case .tooLarge: throw HTTPError(.contentTooLarge, message: "\(error)")
+            case .unknownStream: throw HTTPError(.notFound, message: "\(error)")
+            case .snapshotRequired: throw HTTPError(.gone, message: "\(error)")
+            case .schemaMissing, .schemaTooNew, .database, .badDatabaseURL:
+                throw HTTPError(.serviceUnavailable, message: "\(error)")
+            case .corruptRow: throw HTTPError(.internalServerError, message: "\(error)")
+            }
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            // PostgreSQL unreachable or restarting: the client retries; nothing was acknowledged.
+            throw HTTPError(.serviceUnavailable, message: "the database did not answer: \(error)")
+        }
+    }
+}
+
+/// The hub's response headers.
+enum HubHeaders {
+    // The names are constants known to be valid header names.
+    static let hubVersion = HTTPField.Name("Logbook-Hub-Version") ?? .contentType
+    static let nextSince = HTTPField.Name("Logbook-Next-Since") ?? .contentType
+}

@@ -1,0 +1,86 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LogbookCRDT
+import NIOCore
+
+/// crdt-lite's JSON on the wire, as every Logbook server speaks it (a node's `/changes`, a
+/// hub stream's `/changes`): request bodies holding an array or JSON lines of changes, and
+/// answers streamed as an array in the format the client asks for (`?format=rust|swift`).
+package enum ChangeJSONMessages {
+    /// The size of one written piece of a JSON answer.
+    package static let chunkBytes = 256 << 10
+
+    /// The changes in a request body; 400 naming what is wrong when it is not crdt-lite JSON
+    /// changes, or holds none.
+    package static func changes(in data: Data) throws -> [Change<String, String, Value>] {
+        let changes: [Change<String, String, Value>]
+        do {
+            if data.first(where: { !$0.isJSONWhitespace }) == UInt8(ascii: "[") {
+                changes = try JSONDecoder().decode([Change<String, String, Value>].self, from: data)
+            } else {
+                changes = try ChangeJSON.decodeLines(data)
+            }
+        } catch {
+            throw HTTPError(.badRequest, message: "not crdt-lite JSON changes: \(error)")
+        }
+        guard !changes.isEmpty || !data.allSatisfy(\.isJSONWhitespace) else {
+            throw HTTPError(.badRequest, message: "the body holds no changes")
+        }
+        return changes
+    }
+
+    /// `changes` as a streamed JSON array in the request's `format` (rust by default); 413
+    /// when over `changesMax`, 400 for an unknown format.
+    package static func response(
+        _ changes: [Change<String, String, Value>], request: Request, changesMax: Int
+    ) throws -> Response {
+        guard changes.count <= changesMax else {
+            throw HTTPError(
+                .contentTooLarge, message: "\(changes.count) changes exceed \(changesMax)")
+        }
+        let formatName = request.uri.queryParameters.get("format") ?? "rust"
+        guard let format = ChangeJSONFormat(rawValue: formatName) else {
+            throw HTTPError(.badRequest, message: "format must be rust or swift")
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                try await stream(changes, format: format, to: &writer)
+            })
+    }
+
+    /// Writes `changes` as a JSON array in chunks of about `chunkBytes`, yielding between
+    /// them: memory stays bounded by a chunk, and a large state (a snapshot of 100,000
+    /// records) does not hold a thread of the cooperative pool from start to end. A chunk
+    /// takes about 20 ms to encode here, what another request may wait behind it. A change
+    /// that cannot be encoded (a NaN logged before NaN was refused) cuts the response short,
+    /// which the receiver sees as malformed JSON.
+    static func stream(
+        _ changes: [Change<String, String, Value>], format: ChangeJSONFormat,
+        to writer: inout any ResponseBodyWriter
+    ) async throws {
+        var chunk = Data("[".utf8)
+        chunk.reserveCapacity(chunkBytes + 4096)
+        for (index, change) in changes.enumerated() {
+            if index > 0 { chunk.append(UInt8(ascii: ",")) }
+            chunk.append(try ChangeJSON.encode(change, format: format))
+            if chunk.count >= chunkBytes {
+                try await writer.write(ByteBuffer(bytes: chunk))
+                chunk.removeAll(keepingCapacity: true)
+                await Task.yield()
+            }
+        }
+        chunk.append(UInt8(ascii: "]"))
+        try await writer.write(ByteBuffer(bytes: chunk))
+        try await writer.finish(nil)
+    }
+}
+
+extension UInt8 {
+    fileprivate var isJSONWhitespace: Bool {
+        self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09
+    }
+}

@@ -1,0 +1,164 @@
+import AsyncHTTPClient
+import Foundation
+import LogbookCRDT
+import LogbookHub
+import LogbookShipping
+import NIOCore
+import NIOHTTP1
+import Testing
+
+// The HTTP hub: crdt-lite clients converge through a stream's JSON endpoints, tokens keep
+// streams apart, and hostile requests are refused with the reason and merge nothing.
+@Suite(.enabled(if: HubTestDatabase.enabled)) struct HubServerTests {
+    struct Reply {
+        var status: Int
+        var body: String
+        var headers: HTTPHeaders
+    }
+
+    static func send(
+        _ server: RunningServer, _ path: String, method: HTTPMethod = .GET, body: String? = nil,
+        token: String?
+    ) async throws -> Reply {
+        var request = HTTPClientRequest(url: server.url() + path)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+        let bytes = try await response.body.collect(upTo: 64 << 20)
+        return Reply(
+            status: Int(response.status.code), body: String(buffer: bytes),
+            headers: response.headers)
+    }
+
+    /// Runs `body` with a hub server over a migrated store.
+    static func withServer(
+        _ configure: (inout HubServer.Configuration) -> Void = { _ in },
+        _ body: @Sendable (HubStore, RunningServer) async throws -> Void
+    ) async throws {
+        var configuration = HubServer.Configuration()
+        configure(&configuration)
+        let settings = configuration
+        try await HubTestDatabase.withStore { store in
+            let server = try await HubServer(store: store, configuration: settings).start()
+            defer { server.stop() }
+            try await body(store, server)
+        }
+    }
+
+    static func json(_ changes: [Change<String, String, Value>]) throws -> String {
+        String(decoding: try JSONEncoder().encode(changes), as: UTF8.self)
+    }
+
+    @Test func twoCrdtLiteClientsConvergeThroughAStream() async throws {
+        try await Self.withServer { store, server in
+            let stream = HubTestDatabase.freshStream()
+            let token = try await store.createToken(streams: [stream], readOnly: false)
+            let kitchen = CRDT<String, String, Value>(nodeId: 1)
+            let office = CRDT<String, String, Value>(nodeId: 2)
+            var fromKitchen = kitchen.insertOrUpdate(
+                "lamp", fields: [("name", "Lamp"), ("on", true)])
+            fromKitchen += kitchen.insertOrUpdate("fan", fields: [("speed", 2)])
+            var fromOffice = office.insertOrUpdate("lamp", fields: [("name", "Desk lamp")])
+            fromOffice += [try #require(office.deleteRecord("fan"))]
+            for (client, changes) in [(kitchen, fromKitchen), (office, fromOffice)] {
+                _ = client
+                let posted = try await Self.send(
+                    server, "/streams/\(stream)/changes", method: .POST,
+                    body: try Self.json(changes), token: token)
+                #expect(posted.status == 200, "\(posted.body)")
+                #expect(posted.body.contains("\"received\": \(changes.count)"))
+            }
+            var last: String?
+            for client in [kitchen, office] {
+                let pulled = try await Self.send(
+                    server, "/streams/\(stream)/changes?since=0", token: token)
+                #expect(pulled.status == 200, "\(pulled.body)")
+                #expect(pulled.headers.first(name: "Logbook-Hub-Version") == "2")
+                let changes = try JSONDecoder().decode(
+                    [Change<String, String, Value>].self, from: Data(pulled.body.utf8))
+                client.mergeChanges(changes)
+                last = pulled.body
+            }
+            #expect(kitchen.getData().mapValues(\.fields) == office.getData().mapValues(\.fields))
+            #expect(Set(kitchen.getTombstones().keys) == ["fan"])
+            #expect(kitchen.getData()["lamp"]?.fields["on"] == .bool(true))
+            // Paging: one change per version at most here, so limit=1 walks version by version.
+            let first = try await Self.send(
+                server, "/streams/\(stream)/changes?since=0&limit=1", token: token)
+            #expect(first.headers.first(name: "Logbook-Next-Since") == "1", "\(first.headers)")
+            #expect(last != nil)
+        }
+    }
+
+    @Test func aTokenReachesOnlyItsStreamsAndReadOnlyTokensCannotPost() async throws {
+        try await Self.withServer { store, server in
+            let mine = HubTestDatabase.freshStream("mine")
+            let theirs = HubTestDatabase.freshStream("theirs")
+            let writer = try await store.createToken(streams: [mine], readOnly: false)
+            let other = try await store.createToken(streams: [theirs], readOnly: false)
+            let reader = try await store.createToken(streams: [mine], readOnly: true)
+            let change = CRDT<String, String, Value>(nodeId: 3).insertOrUpdate(
+                "secret", fields: [("pin", 1234)])
+            let body = try Self.json(change)
+            #expect(
+                try await Self.send(
+                    server, "/streams/\(mine)/changes", method: .POST, body: body, token: writer
+                ).status == 200)
+            for (token, method, expected) in [
+                (other, HTTPMethod.GET, 401), (other, .POST, 401), (nil, .GET, 401),
+                (writer + "x", .GET, 401), (reader, .POST, 403),
+            ] {
+                let reply = try await Self.send(
+                    server, "/streams/\(mine)/changes" + (method == .GET ? "?since=0" : ""),
+                    method: method, body: method == .POST ? body : nil, token: token)
+                #expect(
+                    reply.status == expected,
+                    "\(method) with \(token.map { String($0.prefix(8)) } ?? "no token"): \(reply.body)"
+                )
+                #expect(!reply.body.contains("secret"))
+            }
+            let read = try await Self.send(
+                server, "/streams/\(mine)/changes?since=0", token: reader)
+            #expect(read.status == 200 && read.body.contains("secret"))
+            // A token for a stream that does not exist looks like any refused token.
+            let missing = try await Self.send(
+                server, "/streams/no-such-stream/changes?since=0", token: writer)
+            #expect(missing.status == 401)
+        }
+    }
+
+    @Test func hostileRequestsAreRefusedWithTheReasonAndMergeNothing() async throws {
+        try await Self.withServer({ $0.requestBytesMax = 64 << 10 }) { store, server in
+            let stream = HubTestDatabase.freshStream()
+            let token = try await store.createToken(streams: [stream], readOnly: false)
+            let path = "/streams/\(stream)/changes"
+            let good = CRDT<String, String, Value>(nodeId: 5).insertOrUpdate(
+                "r", fields: [("c", 1)])
+            var overVersion = good[0]
+            overVersion.dbVersion = UInt64.max
+            let cases: [(String, Int, String)] = [
+                ("{not json", 400, "not crdt-lite JSON"),
+                ("", 400, "no changes"),
+                (try Self.json(good + [overVersion]), 400, "refused"),
+                (String(repeating: " ", count: 70 << 10) + "[]", 413, "over"),
+            ]
+            for (body, status, reason) in cases {
+                let reply = try await Self.send(
+                    server, path, method: .POST, body: body, token: token)
+                #expect(reply.status == status, "\(reply.body)")
+                #expect(reply.body.contains(reason), "\(reply.body)")
+            }
+            for query in ["?since=-1", "?since=x", "", "?since=0&limit=0"] {
+                let reply = try await Self.send(server, path + query, token: token)
+                #expect(reply.status == 400, "\(query): \(reply.body)")
+            }
+            let held = try await store.changes(
+                in: try await store.stream(named: stream, create: false), since: 0, limit: 10)
+            #expect(held.changes.isEmpty, "a refused request merged something")
+            let ready = try await Self.send(server, "/readyz", token: nil)
+            #expect(ready.status == 200 && ready.body == "ready\n")
+            #expect(try await Self.send(server, "/healthz", token: nil).status == 200)
+        }
+    }
+}
