@@ -3,7 +3,7 @@
 
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
-.PHONY: demo test lint deps bench benchmarks fuzz docs
+.PHONY: demo test lint deps bench bench-hub benchmarks fuzz docs
 
 # The demo measures throughput, so it runs an optimized build.
 demo: deps
@@ -20,6 +20,12 @@ test: deps
 bench: deps
 	swift build -c release --product logbook
 	.build/release/logbook bench log
+
+# The hub's store on a throwaway PostgreSQL (scripts/with-postgres.sh): ingest, updates,
+# a plain INSERT ceiling and a paging reader.
+bench-hub: deps
+	swift build -c release --product logbook
+	bash scripts/with-postgres.sh sh -c '.build/release/logbook bench hub --postgres "$$LOGBOOK_TEST_POSTGRES_URL"'
 
 # The package-benchmark suites with checked-in p90 thresholds (builds GRDB; minutes).
 benchmarks: deps

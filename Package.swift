@@ -129,7 +129,10 @@ let package = Package(
             name: "LogbookBench",
             dependencies: [
                 "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookWorkloads", "LogbookViews",
-                "LogbookShipping", .product(name: "GRDB", package: "GRDB.swift"),
+                "LogbookShipping", "LogbookHub", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSettings),
         .executableTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import LogbookHub
 import LogbookWorkloads
 
 /// What `logbook bench` runs: one suite with its sizes, measured into a `BenchReport`.
@@ -15,6 +16,8 @@ public struct BenchSuite: Sendable {
         case shipping
         /// Compaction and tombstone GC of an update-heavy log.
         case maintenance
+        /// The hub's store on PostgreSQL (`postgres` must name a database).
+        case hub
     }
 
     /// Which suite.
@@ -24,25 +27,45 @@ public struct BenchSuite: Sendable {
     /// Changes per run; nil for the suite's default (1 M; views 10 M).
     public var changes: Int?
     /// views: entities in the generated home graph.
-    public var entities = 100_000
+    public var entities: Int
     /// views: queries per latency figure.
-    public var queries = 2000
+    public var queries: Int
     /// shipping: the writers' target rate, changes/s.
-    public var rate = 100_000
+    public var rate: Int
     /// shipping: seconds of paced writing for the lag figure.
-    public var seconds = 5.0
+    public var seconds: Double
     /// Runs per figure; the median is reported.
-    public var runs = 3
+    public var runs: Int
     /// Concurrent appenders for the group-commit figure.
-    public var writers = 64
+    public var writers: Int
     /// Operations for the figures that fsync per call.
-    public var syncedOperations = 2000
+    public var syncedOperations: Int
+    /// hub: the PostgreSQL to measure against (a throwaway one: the suite writes streams).
+    public var postgres: String?
+    /// hub: changes per push.
+    public var pushChanges = 1000
     /// Scratch directory; replaced while the suite runs and removed afterwards.
-    public var directory = "logbook-bench"
+    public var directory: String
 
-    /// The suite `kind` at its default sizes.
-    public init(kind: Kind) {
+    /// The suite `kind`; every size not given keeps its default.
+    public init(
+        kind: Kind, records: Int? = nil, changes: Int? = nil, entities: Int = 100_000,
+        queries: Int = 2000, rate: Int = 100_000, seconds: Double = 5, runs: Int = 3,
+        writers: Int = 64, syncedOperations: Int = 2000, directory: String = "logbook-bench",
+        postgres: String? = nil
+    ) {
         self.kind = kind
+        self.records = records
+        self.changes = changes
+        self.entities = entities
+        self.queries = queries
+        self.rate = rate
+        self.seconds = seconds
+        self.runs = runs
+        self.writers = writers
+        self.syncedOperations = syncedOperations
+        self.directory = directory
+        self.postgres = postgres
     }
 
     /// Runs the suite; `progress` hears the name of each step as it starts, with a bar
@@ -88,6 +111,23 @@ public struct BenchSuite: Sendable {
             return (
                 figures,
                 "views: generated home of \(entities) entities + 10 years of openings + updates, \(total) changes; rebuild median of \(runs) runs"
+            )
+        case .hub:
+            guard let postgres else {
+                throw HubError.badDatabaseURL("the hub suite needs --postgres URL")
+            }
+            var database = try HubDatabase(url: postgres)
+            // One connection per pusher, and a few for the rest.
+            database.configuration.options.maximumConnections =
+                (HubBenchmark.pusherCounts.max() ?? 1) + 4
+            let total = changes ?? 200_000
+            let figures = try await HubBenchmark(
+                database: database, changes: total, pushChanges: pushChanges, runs: runs,
+                progress: progress
+            ).run()
+            return (
+                figures,
+                "hub: \(total) changes per figure into one stream, pushes of \(pushChanges); median of \(runs) runs"
             )
         case .log, .replay:
             return (try await logFigures(progress: progress), logWorkload)

@@ -23,13 +23,15 @@ struct BenchCommand: AsyncParsableCommand {
             writes at --rate changes/s for --seconds and the peer follows with long polls. \
             `maintenance` — compaction and tombstone GC of an update-heavy log (--records \
             records, ten writes per column on average), and the compacted log's size next to a \
-            log of the live state only. Every figure is a median over --runs, with the \
+            log of the live state only. `hub` — the hub's store on the PostgreSQL at \
+            --postgres (a throwaway one; `make bench-hub` starts one): ingest into one stream \
+            by 1, 8 and 64 pushers, updates, a plain INSERT ceiling, a paging reader. Every figure is a median over --runs, with the \
             process's peak memory.
 
             Build optimized for real figures: swift build -c release --product logbook.
             """)
 
-    @Argument(help: "The suite: log, replay, views, shipping or maintenance.")
+    @Argument(help: "The suite: log, replay, views, shipping, maintenance or hub.")
     var suite: BenchSuite.Kind = .log
     @Option(help: "Records in the workload (default 100,000; maintenance: 20,000).")
     var records: Int?
@@ -49,6 +51,8 @@ struct BenchCommand: AsyncParsableCommand {
     var writers = 64
     @Option(help: "Operations for the figures that fsync per call.")
     var syncedOperations = 2000
+    @Option(help: "hub: the PostgreSQL URL to measure against (its data is written to).")
+    var postgres: String?
     @Option(help: "Scratch directory (removed afterwards).")
     var directory = "logbook-bench"
     @Flag(help: "Print one JSON document instead of tables.")
@@ -65,17 +69,10 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var benchmark = BenchSuite(kind: suite)
-        benchmark.records = records
-        benchmark.changes = changes
-        benchmark.entities = entities
-        benchmark.queries = queries
-        benchmark.rate = rate
-        benchmark.seconds = seconds
-        benchmark.runs = runs
-        benchmark.writers = writers
-        benchmark.syncedOperations = syncedOperations
-        benchmark.directory = directory
+        let benchmark = BenchSuite(
+            kind: suite, records: records, changes: changes, entities: entities, queries: queries,
+            rate: rate, seconds: seconds, runs: runs, writers: writers,
+            syncedOperations: syncedOperations, directory: directory, postgres: postgres)
         let showProgress = ProgressBar.isTerminal && !json
         let report = try await benchmark.run { step in
             guard showProgress else { return }

@@ -59,3 +59,27 @@ import Testing
         #expect(report.workload.contains("100 records"))
     }
 }
+
+extension BenchSuiteTests {
+    /// The hub suite, small, against the test PostgreSQL: every figure is measured and the
+    /// ceiling is reported beside the merges.
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_URL"] != nil
+                || ProcessInfo.processInfo.environment["CI"] == "true"))
+    func theHubSuiteMeasuresIngestTheCeilingAndPull() async throws {
+        let url: String = try #require(
+            ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_URL"])
+        var suite = BenchSuite(kind: .hub, postgres: url)
+        suite.changes = 6400
+        suite.pushChanges = 100
+        suite.runs = 1
+        let report = try await suite.run()
+        let names = report.figures.map(\.name)
+        #expect(names.filter { $0.hasPrefix("ingest, new cells") }.count == 3, "\(names)")
+        #expect(report.figures.contains { $0.system == "ceiling" })
+        #expect(names.contains { $0.hasPrefix("pull") })
+        #expect(
+            report.figures.allSatisfy { $0.changesPerSecond > 0 && $0.changesPerSecond.isFinite })
+    }
+}

@@ -39,7 +39,8 @@ import Testing
         ],
         "LogbookBench": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookWorkloads",
-            "LogbookViews", "LogbookShipping", "GRDB",
+            "LogbookViews", "LogbookShipping", "GRDB", "LogbookHub", "PostgresNIO", "Logging",
+            "NIOCore",
         ],
         // Parsing and printing: the work itself is in the libraries above.
         "logbook": [
