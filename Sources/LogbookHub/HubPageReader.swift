@@ -25,20 +25,11 @@ struct HubPageReader {
         if since > 0, since < head.collectedBelow {
             throw HubError.snapshotRequired(since: since, collectedBelow: head.collectedBelow)
         }
-        var changes = try await rows(on: connection, after: since, upTo: nil, logger: logger)
-        var isComplete = true
-        if changes.count > limit, let lastVersion = changes.last?.localDbVersion {
-            isComplete = false
-            // The last version may be cut: drop it, unless it is the only one, in which case
-            // read all of it (one merge is at most `HubStore.pushChangesMax` changes).
-            let whole = changes.prefix { $0.localDbVersion < lastVersion }
-            if whole.isEmpty {
-                changes = try await rows(
-                    on: connection, after: since, upTo: lastVersion, logger: logger)
-            } else {
-                changes = Array(whole)
-            }
-        }
+        // The page's last version first, found by walking `limit` index entries of each
+        // table: the rows query then reads only the page, never the rest of the stream.
+        let high = try await boundary(on: connection, logger: logger)
+        let changes = try await rows(on: connection, after: since, upTo: high, logger: logger)
+        let isComplete = high == nil
         // A complete page read every row up to the stream's version in this snapshot, so the
         // reader may move to that version even when its last merges wrote no row (a push of
         // echoes takes a version and changes nothing).
@@ -49,14 +40,36 @@ struct HubPageReader {
             isComplete: isComplete || nextSince >= head.version)
     }
 
-    /// Rows after `after`: `limit + 1` of them in version order, or with `upTo`, every row
-    /// up to that version.
+    /// The version of the `limit`-th row past `since` in the table that reaches it first:
+    /// every row up to it makes the page (about `limit` rows, and whole versions). Nil when
+    /// neither table holds that many: the page is the rest of the stream.
+    private func boundary(on connection: PostgresConnection, logger: Logger) async throws
+        -> UInt64?
+    {
+        let low = HubColumns.version(since)
+        let offset = Int64(limit) - 1  // limit ≥ 1
+        let result = try await connection.query(
+            """
+            SELECT least(
+                (SELECT hub_version FROM logbook_cells
+                 WHERE stream_id = \(stream.id) AND hub_version > \(low)
+                 ORDER BY hub_version OFFSET \(offset) LIMIT 1),
+                (SELECT hub_version FROM logbook_tombstones
+                 WHERE stream_id = \(stream.id) AND hub_version > \(low)
+                 ORDER BY hub_version OFFSET \(offset) LIMIT 1))
+            """, logger: logger)
+        for try await version in result.decode(Int64?.self) {
+            return version.map(HubColumns.version(stored:))
+        }
+        return nil
+    }
+
+    /// Every row with a version in (`after`, `upTo`], in version order.
     private func rows(
         on connection: PostgresConnection, after: UInt64, upTo: UInt64?, logger: Logger
     ) async throws -> [Change<String, String, Value>] {
         let low = HubColumns.version(after)
         let high = upTo.map(HubColumns.version) ?? Int64.max
-        let count = upTo == nil ? Int64(limit) + 1 : Int64.max
         let result = try await connection.query(
             """
             SELECT record_id, col_name, value, col_version, db_version, node_id, hub_version
@@ -70,7 +83,6 @@ struct HubPageReader {
                 WHERE stream_id = \(stream.id) AND hub_version > \(low) AND hub_version <= \(high)
             ) AS changed
             ORDER BY hub_version, record_id, col_name NULLS LAST
-            LIMIT \(count)
             """, logger: logger)
         var changes: [Change<String, String, Value>] = []
         for try await row in result.decode(
