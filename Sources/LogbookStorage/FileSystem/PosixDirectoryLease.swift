@@ -40,9 +40,17 @@ final class PosixDirectoryLease: DirectoryLease, @unchecked Sendable {
         return lease
     }
 
-    /// Takes the flock without waiting, or closes the descriptor and throws `.inUse`.
+    /// Takes the flock, or closes the descriptor and throws `.inUse`. A refusal is retried
+    /// for about 100 ms first: while another thread of this process spawns a child, the
+    /// child holds a copy of every descriptor until it execs (O_CLOEXEC closes them only
+    /// then), so a lock this process just released can look held for a few microseconds.
+    /// A lock another process holds is still refused, 100 ms later.
     private func lock(_ operation: Int32, directory: String) throws(StorageError) {
-        guard flock(descriptor, operation | LOCK_NB) != 0 else { return }
+        for _ in 0..<Self.lockAttempts {
+            if flock(descriptor, operation | LOCK_NB) == 0 { return }
+            guard errno == EWOULDBLOCK else { break }
+            usleep(5000)
+        }
         // The file holds the pid of the last writer; a reader holding a shared lock leaves
         // no trace, hence "or a reader".
         var buffer = [UInt8](repeating: 0, count: 32)
@@ -61,4 +69,7 @@ final class PosixDirectoryLease: DirectoryLease, @unchecked Sendable {
     }
 
     deinit { release() }
+
+    /// Tries before `lock` reports the directory in use (5 ms apart).
+    static let lockAttempts = 20
 }
