@@ -113,8 +113,10 @@ let package = Package(
         .target(
             name: "LogbookHub",
             dependencies: [
-                "Logbook", "LogbookCRDT", "LogbookShipping",
+                "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookShipping",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -4,6 +4,7 @@ import Hummingbird
 import LogbookCRDT
 import LogbookShipping
 import NIOCore
+import Prometheus
 
 /// What a hub process serves, over HTTP (Hummingbird). It keeps no state of its own: every
 /// answer comes from the database, so any number of hub processes may serve one database
@@ -17,7 +18,9 @@ import NIOCore
 ///   with crdt-lite's rules in one transaction; answered after the commit with
 ///   `{"received", "accepted", "hub_version"}`.
 /// - `GET /healthz`: the process is up. `GET /readyz`: the database answers and holds this
-///   build's schema (503 with the reason otherwise).
+///   build's schema (503 with the reason otherwise). `GET /metrics`: Prometheus text from
+///   `Configuration.metricsRegistry` (merges, pushed, accepted and pulled changes, merge
+///   latency, requests by route), 404 without one.
 ///
 /// A crdt-lite client uses `https://HUB/streams/S` as it would a node's base URL. Every
 /// stream request needs `Authorization: Bearer TOKEN` with a token that names the stream
@@ -36,6 +39,8 @@ public struct HubServer: Sendable {
         /// The most changes one answer carries; a read without `limit` that would exceed
         /// it is refused (413) and should page.
         public var changesPerResponseMax = 200_000
+        /// Where `GET /metrics` reads its Prometheus text; without one it answers 404.
+        public var metricsRegistry: PrometheusCollectorRegistry?
 
         /// The defaults: loopback, a free port.
         public init() {}
@@ -58,6 +63,7 @@ public struct HubServer: Sendable {
         router.add(middleware: MetricsMiddleware())
         router.get("healthz") { _, _ in "ok\n" }
         router.get("readyz") { _, _ in try await self.readiness() }
+        router.get("metrics") { _, _ in self.metricsText() }
         router.get("streams/:stream/changes") { request, context in
             try await self.changes(request, stream: try self.streamName(context))
         }
@@ -88,6 +94,17 @@ public struct HubServer: Sendable {
                 status: .serviceUnavailable,
                 body: .init(byteBuffer: ByteBuffer(string: "not ready: \(error)\n")))
         }
+    }
+
+    private func metricsText() -> Response {
+        guard let registry = configuration.metricsRegistry else {
+            return Response(
+                status: .notFound,
+                body: .init(byteBuffer: ByteBuffer(string: "metrics are not enabled here\n")))
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+            body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
     }
 
     private func changes(_ request: Request, stream name: String) async throws -> Response {

@@ -1,5 +1,6 @@
 import Logbook
 import LogbookCRDT
+import LogbookStorage
 import Logging
 import PostgresNIO
 
@@ -18,6 +19,7 @@ public struct HubStore: Sendable {
 
     let client: PostgresClient
     let logger: Logger
+    let metrics = HubMetrics()
 
     /// A store over `client`, which the caller runs (`client.run()`) while the store is used.
     public init(client: PostgresClient, logger: Logger) {
@@ -70,7 +72,8 @@ public struct HubStore: Sendable {
         guard !batch.isEmpty else { return HubMergeReport(received: 0) }
         let statement = HubMergeStatement(stream: stream, batch: batch)
         let logger = logger
-        return try await client.withTransaction(logger: logger) { connection in
+        let started = ContinuousClock.now
+        let report = try await client.withTransaction(logger: logger) { connection in
             // The lock first, in its own statement: the merge statement then takes its
             // snapshot after every earlier merge of this stream committed.
             let bumped = try await connection.query(
@@ -85,6 +88,12 @@ public struct HubStore: Sendable {
             report.received = changes.count
             return report
         }
+        metrics.mergeDuration.record(since: started)
+        metrics.merges.increment()
+        metrics.pushedChanges.increment(by: Int64(changes.count))
+        metrics.acceptedChanges.increment(
+            by: Int64(report.acceptedCells + report.acceptedDeletions))
+        return report
     }
 
     // MARK: Pull
@@ -97,9 +106,11 @@ public struct HubStore: Sendable {
         guard limit > 0 else { throw HubError.tooLarge("a page limit must be positive") }
         let reader = HubPageReader(stream: stream, since: since, limit: limit)
         let logger = logger
-        return try await client.withTransaction(logger: logger) { connection in
+        let page = try await client.withTransaction(logger: logger) { connection in
             try await reader.read(on: connection, logger: logger)
         }
+        metrics.pulledChanges.increment(by: Int64(page.changes.count))
+        return page
     }
 }
 

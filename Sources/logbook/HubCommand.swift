@@ -1,5 +1,6 @@
 import ArgumentParser
 import LogbookHub
+import LogbookNode
 import Logging
 
 /// `logbook hub ...`: the hub's operations on its PostgreSQL database.
@@ -85,6 +86,7 @@ struct HubServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.requestBytesMax = requestBytesMax
+        configuration.metricsRegistry = LogbookNode.bootstrapMetrics()
         let host = host
         do {
             try await HubProcess.run(

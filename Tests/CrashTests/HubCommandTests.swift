@@ -78,6 +78,10 @@ struct HubCommandTests {
         let other = try await Self.request(
             base + "/streams/elsewhere/changes?since=0", token: token)
         #expect(other.status == 401)
+        let metrics = try await Self.request(base + "/metrics", token: nil)
+        #expect(metrics.status == 200)
+        #expect(metrics.body.contains("logbook_hub_merges_total 1"), "\(metrics.body.prefix(2000))")
+        #expect(metrics.body.contains("logbook_hub_pulled_changes_total 1"))
 
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()

@@ -159,6 +159,7 @@ import Testing
             let ready = try await Self.send(server, "/readyz", token: nil)
             #expect(ready.status == 200 && ready.body == "ready\n")
             #expect(try await Self.send(server, "/healthz", token: nil).status == 200)
+            #expect(try await Self.send(server, "/metrics", token: nil).status == 404)
         }
     }
 }

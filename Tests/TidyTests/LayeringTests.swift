@@ -36,6 +36,7 @@ import Testing
         "LogbookHub": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookShipping", "Logging", "NIOCore",
             "NIOSSL", "PostgresNIO", "Hummingbird", "HTTPTypes", "ServiceLifecycle",
+            "LogbookStorage", "CoreMetrics", "Prometheus",
         ],
         "LogbookBench": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookWorkloads",
