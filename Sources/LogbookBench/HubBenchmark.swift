@@ -28,12 +28,8 @@ struct HubBenchmark {
             return logger
         }()
         _ = try await database.migrate(logger: logger)
-        try await database.probe(logger: logger)
-        let client = PostgresClient(configuration: database.configuration, backgroundLogger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            return try await figures(HubStore(client: client, logger: logger), client)
+        return try await database.withClient(logger: logger) { client in
+            try await figures(HubStore(client: client, logger: logger), client)
         }
     }
 
@@ -146,19 +142,14 @@ struct HubBenchmark {
         let work = pushes(pushers: pushers, updateRounds: 0)
         let started = ContinuousClock.now
         try await concurrently(work) { push in
-            let ids = push.map { HubColumns.bytes($0.recordId) }
-            let columns = push.map { HubColumns.bytes($0.colName ?? "") }
-            let values = push.map { $0.value.map(HubColumns.bytes) ?? ByteBuffer() }
-            let colVersions = push.map { HubColumns.version($0.colVersion) }
-            let dbVersions = push.map { HubColumns.version($0.dbVersion) }
-            let nodes = push.map { HubColumns.nodeId($0.nodeId) }
+            let cells = HubCellColumns(push)
             try await client.query(
                 """
                 INSERT INTO logbook_bench_plain (stream_id, record_id, col_name, value,
                     col_version, db_version, node_id, hub_version)
-                SELECT 0, * , 0 FROM unnest(\(ids)::bytea[], \(columns)::bytea[],
-                    \(values)::bytea[], \(colVersions)::int8[], \(dbVersions)::int8[],
-                    \(nodes)::int8[])
+                SELECT 0, * , 0 FROM unnest(\(cells.recordIds)::bytea[], \(cells.columns)::bytea[],
+                    \(cells.values)::bytea[], \(cells.colVersions)::int8[],
+                    \(cells.dbVersions)::int8[], \(cells.nodeIds)::int8[])
                 """)
         }
         let seconds = (ContinuousClock.now - started).seconds

@@ -70,17 +70,17 @@ struct HubBatch {
 /// mapped to keep their unsigned order. Versions are at most `ChangeLimits.versionMax`
 /// (2^63 − 1) and are stored as they are; node ids use all 64 bits (crdt-lite draws them at
 /// random), so their top bit is flipped, which maps UInt64 order onto Int64 order.
-package enum HubColumns {
-    package static func version(_ value: UInt64) -> Int64 { Int64(bitPattern: value) }
-    package static func version(stored: Int64) -> UInt64 { UInt64(bitPattern: stored) }
-    package static func nodeId(_ value: UInt64) -> Int64 { Int64(bitPattern: value ^ (1 << 63)) }
-    package static func nodeId(stored: Int64) -> UInt64 { UInt64(bitPattern: stored) ^ (1 << 63) }
+enum HubColumns {
+    static func version(_ value: UInt64) -> Int64 { Int64(bitPattern: value) }
+    static func version(stored: Int64) -> UInt64 { UInt64(bitPattern: stored) }
+    static func nodeId(_ value: UInt64) -> Int64 { Int64(bitPattern: value ^ (1 << 63)) }
+    static func nodeId(stored: Int64) -> UInt64 { UInt64(bitPattern: stored) ^ (1 << 63) }
 
-    package static func bytes(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+    static func bytes(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
 
     /// A value in the log's binary form (`ValueCodec`), so the hub stores what the engine
     /// stores and reads it back with the same bounds.
-    package static func bytes(_ value: Value) -> ByteBuffer {
+    static func bytes(_ value: Value) -> ByteBuffer {
         var encoded: [UInt8] = []
         ValueCodec.append(value, to: &encoded)
         return ByteBuffer(bytes: encoded)

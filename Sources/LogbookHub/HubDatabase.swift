@@ -49,17 +49,12 @@ public struct HubDatabase: Sendable {
             guard (1...65_535).contains(port) else {
                 throw .badDatabaseURL("port \(port) is not a TCP port")
             }
-            let mode = query["sslmode"] ?? "prefer"
+            let mode = try SSLMode(query["sslmode"] ?? "prefer")
             configuration = PostgresClient.Configuration(
                 host: host, port: port, username: user, password: password, database: database,
-                tls: try Self.tls(mode))
+                tls: mode.clientTLS)
             probeConfiguration = {
-                let context = try NIOSSLContext(configuration: .makeClientConfiguration())
-                let tls: PostgresConnection.Configuration.TLS =
-                    mode == "disable"
-                    ? .disable
-                    : mode == "require" || mode == "verify-full"
-                        ? .require(context) : .prefer(context)
+                let tls = try mode.connectionTLS()
                 return PostgresConnection.Configuration(
                     host: host, port: port, username: user, password: password, database: database,
                     tls: tls)
@@ -74,14 +69,35 @@ public struct HubDatabase: Sendable {
         redacted = Self.redact(url)
     }
 
-    private static func tls(_ mode: String) throws(HubError) -> PostgresClient.Configuration.TLS {
-        switch mode {
-        case "disable": return .disable
-        case "prefer", "allow": return .prefer(.makeClientConfiguration())
-        case "require", "verify-full": return .require(.makeClientConfiguration())
-        default:
-            throw .badDatabaseURL(
-                "sslmode must be disable, prefer or require, got \(mode.prefix(20))")
+    /// `sslmode`, read once; the pool and the probe connection each take it in their type.
+    private enum SSLMode {
+        case disable, prefer, require
+
+        init(_ text: String) throws(HubError) {
+            switch text {
+            case "disable": self = .disable
+            case "prefer", "allow": self = .prefer
+            case "require", "verify-full": self = .require
+            default:
+                throw .badDatabaseURL(
+                    "sslmode must be disable, prefer or require, got \(text.prefix(20))")
+            }
+        }
+
+        var clientTLS: PostgresClient.Configuration.TLS {
+            switch self {
+            case .disable: .disable
+            case .prefer: .prefer(.makeClientConfiguration())
+            case .require: .require(.makeClientConfiguration())
+            }
+        }
+
+        func connectionTLS() throws -> PostgresConnection.Configuration.TLS {
+            switch self {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
         }
     }
 
@@ -117,7 +133,7 @@ extension HubDatabase {
     /// `HubError.database`, naming the redacted URL. The pool's own reports go to `logger`
     /// at `.error` and above only: its retries are noise to a command.
     public func withClient<Result: Sendable>(
-        logger: Logger, _ body: @Sendable (PostgresClient) async throws -> Result
+        logger: Logger, _ body: (PostgresClient) async throws -> Result
     ) async throws -> Result {
         try await probe(logger: logger)
         var background = logger

@@ -1,3 +1,5 @@
+import Logbook
+
 /// Why the hub refused or failed a request. Every case says what to do about it.
 public enum HubError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The database holds a schema newer than this build; upgrade the hub first.
@@ -34,7 +36,7 @@ public enum HubError: Error, CustomStringConvertible, Sendable, Equatable {
         case .invalidChange(let index, let reason):
             "change \(index + 1) refused: \(reason); nothing of the push was merged"
         case .tooLarge(let what): what
-        case .unknownStream(let name): "no stream named \(HubError.quoted(name))"
+        case .unknownStream(let name): "no stream named \(ChangeAdmission.quoted(name))"
         case .badStreamName(let name):
             "stream name \(name) must be 1–128 letters, digits, '.', '_' or '-'"
         case .corruptRow(let what): "the database holds a row this hub cannot read: \(what)"
@@ -43,12 +45,5 @@ public enum HubError: Error, CustomStringConvertible, Sendable, Equatable {
             "changes since hub version \(since) are gone: tombstone GC collected below "
                 + "\(collectedBelow); take the stream's state from version 0"
         }
-    }
-
-    /// A name for a message: quoted and cut to 64 characters (names may be hostile).
-    static func quoted(_ name: String) -> String {
-        let head = name.prefix(64)
-        return "\"\(head.unicodeScalars.map { $0.escaped(asASCII: false) }.joined())"
-            + (head.endIndex < name.endIndex ? "…\"" : "\"")
     }
 }

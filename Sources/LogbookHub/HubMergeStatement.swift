@@ -1,3 +1,4 @@
+import LogbookCRDT
 import Logging
 import NIOCore
 import PostgresNIO
@@ -14,27 +15,14 @@ struct HubMergeStatement {
     let deletedIds: [ByteBuffer]
     let deletionVersions: [Int64]
     let deletionNodes: [Int64]
-    // Cells, column by column; `hasValue` false is a deleted field (value NULL).
-    let recordIds: [ByteBuffer]
-    let columns: [ByteBuffer]
-    let values: [ByteBuffer]
-    let hasValue: [Bool]
-    let colVersions: [Int64]
-    let dbVersions: [Int64]
-    let nodeIds: [Int64]
+    let cells: HubCellColumns
 
     init(stream: HubStream, batch: HubBatch) {
         self.stream = stream
         deletedIds = batch.deletions.map { HubColumns.bytes($0.recordId) }
         deletionVersions = batch.deletions.map { HubColumns.version($0.dbVersion) }
         deletionNodes = batch.deletions.map { HubColumns.nodeId($0.nodeId) }
-        recordIds = batch.cells.map { HubColumns.bytes($0.recordId) }
-        columns = batch.cells.map { HubColumns.bytes($0.colName ?? "") }
-        values = batch.cells.map { $0.value.map(HubColumns.bytes) ?? ByteBuffer() }
-        hasValue = batch.cells.map { $0.value != nil }
-        colVersions = batch.cells.map { HubColumns.version($0.colVersion) }
-        dbVersions = batch.cells.map { HubColumns.version($0.dbVersion) }
-        nodeIds = batch.cells.map { HubColumns.nodeId($0.nodeId) }
+        cells = HubCellColumns(batch.cells)
     }
 
     func run(on connection: PostgresConnection, version: Int64, logger: Logger) async throws
@@ -58,9 +46,9 @@ struct HubMergeStatement {
                 RETURNING 1
             ),
             incoming AS (
-                SELECT * FROM unnest(\(recordIds)::bytea[], \(columns)::bytea[],
-                    \(values)::bytea[], \(hasValue)::bool[], \(colVersions)::int8[],
-                    \(dbVersions)::int8[], \(nodeIds)::int8[])
+                SELECT * FROM unnest(\(cells.recordIds)::bytea[], \(cells.columns)::bytea[],
+                    \(cells.values)::bytea[], \(cells.hasValue)::bool[], \(cells.colVersions)::int8[],
+                    \(cells.dbVersions)::int8[], \(cells.nodeIds)::int8[])
                     AS c(record_id, col_name, value, has_value, col_version, db_version, node_id)
             ),
             written AS (
@@ -90,5 +78,27 @@ struct HubMergeStatement {
             report.acceptedCells = Int(written)
         }
         return report
+    }
+}
+
+/// Column changes as the arrays one `unnest` takes: ids, column names and values in the
+/// log's encoding, versions as stored (`HubColumns`). `hasValue` false is a deleted field.
+package struct HubCellColumns: Sendable {
+    package let recordIds: [ByteBuffer]
+    package let columns: [ByteBuffer]
+    package let values: [ByteBuffer]
+    package let hasValue: [Bool]
+    package let colVersions: [Int64]
+    package let dbVersions: [Int64]
+    package let nodeIds: [Int64]
+
+    package init(_ changes: [Change<String, String, Value>]) {
+        recordIds = changes.map { HubColumns.bytes($0.recordId) }
+        columns = changes.map { HubColumns.bytes($0.colName ?? "") }
+        values = changes.map { $0.value.map(HubColumns.bytes) ?? ByteBuffer() }
+        hasValue = changes.map { $0.value != nil }
+        colVersions = changes.map { HubColumns.version($0.colVersion) }
+        dbVersions = changes.map { HubColumns.version($0.dbVersion) }
+        nodeIds = changes.map { HubColumns.nodeId($0.nodeId) }
     }
 }

@@ -116,7 +116,7 @@ struct HubPageReader {
                 } ?? nil
             guard decoded != nil else {
                 throw HubError.corruptRow(
-                    "the value of record \(HubError.quoted(recordId)) does not decode")
+                    "the value of record \(ChangeAdmission.quoted(recordId)) does not decode")
             }
         }
         return Change(

@@ -129,7 +129,7 @@ public struct HubStream: Sendable, Hashable {
                 || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
         }
         guard allowed, (1...128).contains(name.utf8.count) else {
-            throw .badStreamName(HubError.quoted(name))
+            throw .badStreamName(ChangeAdmission.quoted(name))
         }
     }
 }

@@ -27,12 +27,7 @@ enum HubTestDatabase {
             "LOGBOOK_TEST_POSTGRES_URL is unset; run the tests through scripts/with-postgres.sh")
         var database = try HubDatabase(url: url)
         database.configuration.options.maximumConnections = poolMax
-        let client = PostgresClient(configuration: database.configuration, backgroundLogger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            return try await body(client)
-        }
+        return try await database.withClient(logger: logger, body)
     }
 
     /// Runs `body` with a migrated store.

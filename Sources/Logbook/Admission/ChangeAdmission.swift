@@ -7,7 +7,7 @@ import LogbookCRDT
 /// A refused call changes nothing (no change of it is merged, no clock moves, nothing is
 /// logged) and leaves the replica writable. The checks use `ChangeLimits`, the constants the
 /// change-record decoder enforces, so whatever is admitted reads back.
-enum ChangeAdmission {
+package enum ChangeAdmission {
     /// Checks remote changes against every stateless bound; throws `.invalidChange` naming
     /// the first change that breaks one. Complexity: O(total size of the values).
     static func checkRemote(_ changes: [Change<String, String, Value>]) throws(LogbookError) {
@@ -133,7 +133,7 @@ enum ChangeAdmission {
     }
 
     /// A name for a message: quoted, and cut to 64 characters (ids may be huge or hostile).
-    static func quoted(_ name: String) -> String {
+    package static func quoted(_ name: String) -> String {
         let head = name.prefix(64)
         let cut = head.endIndex < name.endIndex ? head + "…" : String(head)
         return "\"" + cut.unicodeScalars.map { $0.escaped(asASCII: false) }.joined() + "\""
