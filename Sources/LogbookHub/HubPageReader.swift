@@ -46,7 +46,7 @@ struct HubPageReader {
     private func boundary(on connection: PostgresConnection, logger: Logger) async throws
         -> UInt64?
     {
-        let low = HubColumns.version(since)
+        let low = Self.storedVersion(since)
         let offset = Int64(limit) - 1  // limit ≥ 1
         let result = try await connection.query(
             """
@@ -68,7 +68,7 @@ struct HubPageReader {
     private func rows(
         on connection: PostgresConnection, after: UInt64, upTo: UInt64?, logger: Logger
     ) async throws -> [Change<String, String, Value>] {
-        let low = HubColumns.version(after)
+        let low = Self.storedVersion(after)
         let high = upTo.map(HubColumns.version) ?? Int64.max
         let result = try await connection.query(
             """
@@ -91,6 +91,13 @@ struct HubPageReader {
             changes.append(try Self.change(row))
         }
         return changes
+    }
+
+    /// A reader's version as stored. No version exceeds `ChangeLimits.versionMax`, so a
+    /// larger one (a hostile or confused `since`) reads as that bound: nothing is above it.
+    /// Its bit pattern would be negative and read the whole stream.
+    static func storedVersion(_ version: UInt64) -> Int64 {
+        HubColumns.version(min(version, ChangeLimits.versionMax))
     }
 
     static func change(

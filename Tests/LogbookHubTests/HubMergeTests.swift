@@ -143,4 +143,17 @@ import Testing
             }
         }
     }
+
+    @Test func aSinceAboveEveryVersionReadsNothing() async throws {
+        try await HubTestDatabase.withStore { store in
+            let stream = try await store.stream(named: HubTestDatabase.freshStream(), create: true)
+            let writer = CRDT<String, String, Value>(nodeId: 6)
+            _ = try await store.merge(writer.insertOrUpdate("r", fields: [("c", 1)]), into: stream)
+            for since in [UInt64(Int64.max), UInt64(Int64.max) + 1, UInt64.max] {
+                let page = try await store.changes(in: stream, since: since, limit: 10)
+                #expect(page.changes.isEmpty, "since \(since) read \(page.changes.count) changes")
+                #expect(page.isComplete)
+            }
+        }
+    }
 }
