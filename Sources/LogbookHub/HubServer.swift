@@ -153,15 +153,9 @@ public struct HubServer: Sendable {
 
     private func merge(_ request: Request, stream name: String) async throws -> Response {
         let stream = try await authorize(request, stream: name, write: true)
-        let data: ByteBuffer
-        do {
-            data = try await request.body.collect(upTo: configuration.requestBytesMax)
-        } catch {
-            throw HTTPError(
-                .contentTooLarge,
-                message: "request body over \(configuration.requestBytesMax) bytes")
-        }
-        let changes = try ChangeJSONMessages.changes(in: Data(data.readableBytesView))
+        let changes = try ChangeJSONMessages.changes(
+            in: try await ChangeJSONMessages.body(
+                of: request, bytesMax: configuration.requestBytesMax))
         let report = try await mapped { try await store.merge(changes, into: stream) }
         let accepted = report.acceptedCells + report.acceptedDeletions
         return Response(

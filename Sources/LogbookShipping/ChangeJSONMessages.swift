@@ -11,6 +11,15 @@ package enum ChangeJSONMessages {
     /// The size of one written piece of a JSON answer.
     package static let chunkBytes = 256 << 10
 
+    /// A request's body, at most `bytesMax` of it; 413 naming the bound above it.
+    package static func body(of request: Request, bytesMax: Int) async throws -> Data {
+        do {
+            return Data(try await request.body.collect(upTo: bytesMax).readableBytesView)
+        } catch {
+            throw HTTPError(.contentTooLarge, message: "request body over \(bytesMax) bytes")
+        }
+    }
+
     /// The changes in a request body; 400 naming what is wrong when it is not crdt-lite JSON
     /// changes, or holds none.
     package static func changes(in data: Data) throws -> [Change<String, String, Value>] {

@@ -304,13 +304,11 @@ public struct ShippingServer: Sendable {
     /// The request body, refused past `requestBytesMax`.
     private func body(of request: Request) async throws -> Data {
         do {
-            let buffer = try await request.body.collect(upTo: configuration.requestBytesMax)
-            return Data(buffer.readableBytesView)
+            return try await ChangeJSONMessages.body(
+                of: request, bytesMax: configuration.requestBytesMax)
         } catch {
             metrics.refused()
-            throw HTTPError(
-                .contentTooLarge,
-                message: "request body over \(configuration.requestBytesMax) bytes")
+            throw error
         }
     }
 
