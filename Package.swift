@@ -189,7 +189,7 @@ let package = Package(
         .testTarget(
             name: "LogbookHubTests",
             dependencies: [
-                "LogbookHub", "LogbookCRDT", "LogbookTesting", "LogbookShipping",
+                "LogbookHub", "Logbook", "LogbookCRDT", "LogbookTesting", "LogbookShipping",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -221,9 +221,17 @@ public final class Logbook: @unchecked Sendable {
     public func merge(_ changes: [Change<String, String, Value>]) async throws(LogbookError)
         -> [Change<String, String, Value>]
     {
+        try await mergeLocated(changes).accepted
+    }
+
+    /// `merge`, also saying where in this log the accepted changes went: a node that pulls
+    /// from a hub remembers those offsets so it never pushes the hub's own changes back.
+    public func mergeLocated(_ changes: [Change<String, String, Value>]) async throws(LogbookError)
+        -> MergedChanges
+    {
         try ChangeAdmission.checkRemote(changes)
         metrics.receivedChanges.increment(by: Int64(changes.count))
-        return try await write { crdt throws(LogbookError) in
+        return try await logged { crdt throws(LogbookError) in
             try ChangeAdmission.checkClockRoom(
                 clock: crdt.getClock().currentTime(), merging: changes)
             return crdt.mergeChanges(changes)
@@ -259,9 +267,19 @@ public final class Logbook: @unchecked Sendable {
             String, String, Value
         >]
     ) async throws(LogbookError) -> [Change<String, String, Value>] {
-        let (changes, endOffset) = try locked {
-            () throws(LogbookError) -> ([Change<String, String, Value>], UInt64) in
+        try await logged(operation).accepted
+    }
+
+    /// `write`, with the offsets of the records it appended.
+    private func logged(
+        _ operation: (CRDT<String, String, Value>) throws(LogbookError) -> [Change<
+            String, String, Value
+        >]
+    ) async throws(LogbookError) -> MergedChanges {
+        let (changes, startOffset, endOffset) = try locked {
+            () throws(LogbookError) -> ([Change<String, String, Value>], UInt64, UInt64) in
             if let failure { throw failure }
+            let startOffset = log.nextOffset
             let changes = try operation(crdt)
             do throws(StorageError) {
                 for change in changes {
@@ -274,7 +292,7 @@ public final class Logbook: @unchecked Sendable {
             } catch {
                 throw fail(error)
             }
-            return (changes, log.nextOffset)
+            return (changes, startOffset, log.nextOffset)
         }
         metrics.appendedChanges.increment(by: Int64(changes.count))
         if let committer {
@@ -284,7 +302,7 @@ public final class Logbook: @unchecked Sendable {
                     storageError: error as? StorageError)
             }
         }
-        return changes
+        return MergedChanges(accepted: changes, offsets: startOffset..<endOffset)
     }
 
     /// Called with the lock held: logs the clock as it is now.

@@ -1,4 +1,5 @@
 import Logbook
+import LogbookShipping
 
 /// Why the hub refused or failed a request. Every case says what to do about it.
 public enum HubError: Error, CustomStringConvertible, Sendable, Equatable {
@@ -22,6 +23,11 @@ public enum HubError: Error, CustomStringConvertible, Sendable, Equatable {
     case database(url: String, detail: String)
     /// The reader's version is below what tombstone GC has collected: take the state anew.
     case snapshotRequired(since: UInt64, collectedBelow: UInt64)
+    /// The reader has seen a version the stream has not reached: the database was restored
+    /// from an older copy (or another database answers). Take the state anew.
+    case diverged(since: UInt64, hubVersion: UInt64)
+    /// A request the hub cannot take as sent (a malformed push body, a bad acknowledgement).
+    case badRequest(String)
 
     /// The reason, with what to do about it.
     public var description: String {
@@ -38,12 +44,16 @@ public enum HubError: Error, CustomStringConvertible, Sendable, Equatable {
         case .tooLarge(let what): what
         case .unknownStream(let name): "no stream named \(ChangeAdmission.quoted(name))"
         case .badStreamName(let name):
-            "stream name \(name) must be 1–128 letters, digits, '.', '_' or '-'"
+            "stream name \(name) must be \(HubStreamName.rule)"
         case .corruptRow(let what): "the database holds a row this hub cannot read: \(what)"
         case .database(let url, let detail): "PostgreSQL at \(url): \(detail)"
         case .snapshotRequired(let since, let collectedBelow):
             "changes since hub version \(since) are gone: tombstone GC collected below "
                 + "\(collectedBelow); take the stream's state from version 0"
+        case .diverged(let since, let hubVersion):
+            "the reader has seen hub version \(since), but the stream is at \(hubVersion): "
+                + "its database was restored from an older copy; take the stream's state anew"
+        case .badRequest(let what): what
         }
     }
 }

@@ -39,6 +39,12 @@ public struct HubServer: Sendable {
         /// The most changes one answer carries; a read without `limit` that would exceed
         /// it is refused (413) and should page.
         public var changesPerResponseMax = 200_000
+        /// The largest answer to `GET log`, in stored bytes (whole versions: at least one).
+        public var responseBytesMax = 4 << 20
+        /// The longest a `GET log` long poll waits.
+        public var logWaitMax = Duration.seconds(30)
+        /// How often a waiting long poll asks the database again.
+        public var logPollInterval = Duration.milliseconds(20)
         /// Where `GET /metrics` reads its Prometheus text; without one it answers 404.
         public var metricsRegistry: PrometheusCollectorRegistry?
 
@@ -70,6 +76,7 @@ public struct HubServer: Sendable {
         router.post("streams/:stream/changes") { request, context in
             try await self.merge(request, stream: try self.streamName(context))
         }
+        addReplicationRoutes(to: router)
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
@@ -157,19 +164,12 @@ public struct HubServer: Sendable {
             in: try await ChangeJSONMessages.body(
                 of: request, bytesMax: configuration.requestBytesMax))
         let report = try await mapped { try await store.merge(changes, into: stream) }
-        let accepted = report.acceptedCells + report.acceptedDeletions
-        return Response(
-            status: .ok, headers: [.contentType: "application/json"],
-            body: .init(
-                byteBuffer: ByteBuffer(
-                    string:
-                        #"{"received": \#(changes.count), "accepted": \#(accepted), "hub_version": \#(report.hubVersion)}"#
-                )))
+        return Self.receipt(report)
     }
 
     // MARK: Access
 
-    private func streamName(_ context: BasicRequestContext) throws -> String {
+    func streamName(_ context: BasicRequestContext) throws -> String {
         guard let name = context.parameters.get("stream") else {
             throw HTTPError(.notFound, message: "no stream in the path")
         }
@@ -178,7 +178,7 @@ public struct HubServer: Sendable {
 
     /// The stream the request's token grants; 401 unless it names the stream, 403 when it
     /// is read-only and the request writes.
-    private func authorize(_ request: Request, stream name: String, write: Bool) async throws
+    func authorize(_ request: Request, stream name: String, write: Bool) async throws
         -> HubStream
     {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
@@ -196,17 +196,18 @@ public struct HubServer: Sendable {
     }
 
     /// Runs a store call, turning its errors into HTTP answers that say what to do.
-    private func mapped<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result
+    func mapped<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result
     {
         do {
             return try await body()
         } catch let error as HubError {
             switch error {
-            case .invalidChange, .badStreamName:
+            case .invalidChange, .badStreamName, .badRequest:
                 throw HTTPError(.badRequest, message: "\(error)")
             case .tooLarge: throw HTTPError(.contentTooLarge, message: "\(error)")
             case .unknownStream: throw HTTPError(.notFound, message: "\(error)")
             case .snapshotRequired: throw HTTPError(.gone, message: "\(error)")
+            case .diverged: throw HTTPError(.conflict, message: "\(error)")
             case .schemaMissing, .schemaTooNew, .database, .badDatabaseURL:
                 throw HTTPError(.serviceUnavailable, message: "\(error)")
             case .corruptRow: throw HTTPError(.internalServerError, message: "\(error)")

@@ -1,5 +1,6 @@
 import Logbook
 import LogbookCRDT
+import LogbookShipping
 import LogbookStorage
 import Logging
 import PostgresNIO
@@ -124,11 +125,7 @@ public struct HubStream: Sendable, Hashable {
     /// Stream names are 1–128 characters of letters, digits, `.`, `_` and `-`: they appear
     /// in URLs, logs and command lines.
     static func checkName(_ name: String) throws(HubError) {
-        let allowed = name.utf8.allSatisfy {
-            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
-                || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
-        }
-        guard allowed, (1...128).contains(name.utf8.count) else {
+        guard HubStreamName.isValid(name) else {
             throw .badStreamName(ChangeAdmission.quoted(name))
         }
     }

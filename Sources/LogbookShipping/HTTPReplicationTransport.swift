@@ -6,7 +6,8 @@ import NIOCore
 import NIOHTTP1
 
 /// Replication over HTTP: `GET /log`, `GET /snapshot?page_changes=`, `POST /ack` on a
-/// Logbook node served by `ShippingServer`, with the node's bearer token. Every transfer,
+/// Logbook node served by `ShippingServer`, with the node's bearer token — or on a hub's
+/// stream (`http://HUB/streams/S`), which also takes pushes (`POST /log`). Every transfer,
 /// from request to last byte, runs under one deadline.
 public struct HTTPReplicationTransport: ReplicationTransport {
     /// The peer's base URL, e.g. `http://127.0.0.1:7000`.
@@ -20,6 +21,11 @@ public struct HTTPReplicationTransport: ReplicationTransport {
     public var snapshotTimeout = Duration.seconds(300)
     /// The largest state page accepted.
     public var snapshotBytesMax = 1 << 30
+    /// How far an answer to a fetch of batches may exceed the bytes asked for: a node
+    /// sends whole batches (at least one, each at most 16 MiB), a hub whole versions.
+    public var batchBodySlack = 1 << 20
+    /// The longest a push may take, from request to the hub's answer after its commit.
+    public var pushTimeout = Duration.seconds(60)
 
     /// A transport to the node at `peer` (a trailing slash is dropped).
     public init(peer: String, token: String, client: HTTPClient = .shared) {
@@ -42,7 +48,7 @@ public struct HTTPReplicationTransport: ReplicationTransport {
         }
         let response = try await transfer(
             authorized(HTTPClientRequest(url: url)), within: timeout,
-            bodyBytesMax: maxBytes + (1 << 20))
+            bodyBytesMax: maxBytes + batchBodySlack)
         let reason = { String(buffer: response.body).prefix(300) }
         if response.status == .gone { return .snapshotRequired(reason: String(reason())) }
         if response.status == .conflict { return .diverged(reason: String(reason())) }
@@ -113,7 +119,7 @@ public struct HTTPReplicationTransport: ReplicationTransport {
         }
     }
 
-    private func authorized(_ request: HTTPClientRequest) -> HTTPClientRequest {
+    func authorized(_ request: HTTPClientRequest) -> HTTPClientRequest {
         var request = request
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         return request

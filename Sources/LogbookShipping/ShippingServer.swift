@@ -263,32 +263,14 @@ public struct ShippingServer: Sendable {
     }
 
     private func acknowledge(_ request: Request) async throws -> Response {
-        struct Ack: Decodable {
-            var node: UInt64
-            var offset: UInt64
-            var logEnd: UInt64?
-            var collectedBelow: UInt64?
-
-            enum CodingKeys: String, CodingKey {
-                case node, offset
-                case logEnd = "log_end"
-                case collectedBelow = "collected_below"
-            }
-        }
-        let ack: Ack
-        do { ack = try JSONDecoder().decode(Ack.self, from: try await body(of: request)) } catch let
-            error as HTTPError
-        {
-            throw error
-        } catch {
+        let data = try await body(of: request)  // counts its own refusal
+        let ack: ReplicationAcknowledgement
+        do { ack = try AcknowledgementMessage.decode(data) } catch {
             metrics.refused()
-            throw HTTPError(.badRequest, message: #"expected {"node": ID, "offset": N}: \#(error)"#)
+            throw error
         }
         do {
-            try source.accept(
-                ReplicationAcknowledgement(
-                    node: ack.node, offset: ack.offset, logEnd: ack.logEnd,
-                    collectedBelow: ack.collectedBelow))
+            try source.accept(ack)
         } catch let refusal as ReplicationSource.Refusal {
             metrics.refused()
             switch refusal {

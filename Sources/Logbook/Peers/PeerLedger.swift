@@ -41,6 +41,12 @@ public final class PeerLedger: @unchecked Sendable {
         /// True for a peer removed with `unregister`: it no longer gates GC, and its
         /// entries are not "unknown peers" either.
         public var removed: Bool?
+        /// Push (to a hub): the offset of our log below which the peer has acknowledged
+        /// everything we pushed, or had it from us.
+        public var pushed: UInt64?
+        /// Push: ranges `[start, end)` of our log holding changes pulled from this peer, not
+        /// yet passed by `pushed`: a push skips them (never an echo of what the peer sent).
+        public var echoes: [[UInt64]]?
         /// When the entry last changed (seconds since 1970).
         public var updated: Double
     }
@@ -129,13 +135,18 @@ public final class PeerLedger: @unchecked Sendable {
 
     /// Records a pull cursor durably (written, synced and renamed before returning), with
     /// the epoch of the record before it when the peer reported one.
+    ///
+    /// With `echoes`, also remembers those offsets of our own log as holding what came from
+    /// `peer` (see `Entry.echoes`), in the same write.
     public func setCursor(
-        _ cursor: UInt64, epoch: UInt64? = nil, for peer: String, nodeId: UInt64?
+        _ cursor: UInt64, epoch: UInt64? = nil, for peer: String, nodeId: UInt64?,
+        echoes: Range<UInt64>? = nil
     ) throws {
         try update(peer) {
             $0.cursor = cursor
             $0.epoch = epoch
             if let nodeId { $0.nodeId = nodeId }
+            if let echoes { $0.addEcho(echoes) }
         }
         // Only a node with acknowledgements waiting to settle needs its entry written again.
         if let nodeId, acknowledgement(of: nodeId)?.pending?.isEmpty == false {
@@ -221,7 +232,7 @@ public final class PeerLedger: @unchecked Sendable {
 
     /// Changes one entry and writes the ledger; with `settling`, first moves that node's
     /// pending acknowledgements this node has pulled past into the settled one.
-    private func update(
+    func update(
         _ peer: String, settling nodeId: UInt64? = nil, _ change: (inout Entry) -> Void
     ) throws {
         lock.lock()

@@ -18,6 +18,9 @@ public struct ReplicationSession: Sendable {
         /// acknowledgement costs the peer a durable ledger write); a catch-up that reaches
         /// the peer's high watermark always acknowledges before it returns.
         public var acknowledgementInterval = Duration.milliseconds(250)
+        /// Remember where in this log the peer's changes went (`PeerLedger.echoes`), for a
+        /// peer this node also pushes to (a hub): the push then skips them.
+        public var remembersEchoes = false
 
         /// The defaults.
         public init() {}
@@ -203,14 +206,16 @@ public struct ReplicationSession: Sendable {
             throw ReplicationError(
                 message: "\(peer): batches end at \(end), the peer says \(batches.nextOffset)")
         }
-        let accepted = try await logbook.merge(changes)
+        let merged = try await logbook.mergeLocated(changes)
         try logbook.sync()  // what we merged is durable before the cursor moves past it
-        try ledger.setCursor(end, epoch: batches.epoch, for: peer, nodeId: batches.nodeId)
+        try ledger.setCursor(
+            end, epoch: batches.epoch, for: peer, nodeId: batches.nodeId,
+            echoes: options.remembersEchoes ? merged.offsets : nil)
         metrics.received.increment(by: Int64(changes.count))
         report.pulls += 1
         report.bytes += batches.bytes.count
         report.received += changes.count
-        report.accepted += accepted.count
+        report.accepted += merged.accepted.count
         report.cursor = end
         return end
     }
@@ -235,11 +240,12 @@ public struct ReplicationSession: Sendable {
         repeat {
             let page = try await transport.fetchStatePage(
                 after: after, changesMax: options.statePageChanges)
-            let accepted = try await logbook.merge(page.changes)
+            let merged = try await logbook.mergeLocated(page.changes)
             try logbook.sync()
+            if options.remembersEchoes { try ledger.addEchoes(merged.offsets, for: peer) }
             metrics.received.increment(by: Int64(page.changes.count))
             report.received += page.changes.count
-            report.accepted += accepted.count
+            report.accepted += merged.accepted.count
             if first == nil { first = page }
             // Pages hold records in ascending id order; one that goes back would let a
             // hostile or broken peer page for ever.

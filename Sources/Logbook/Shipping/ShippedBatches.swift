@@ -40,6 +40,65 @@ public enum ShippedBatchReader {
         -> (changes: [Change<String, String, Value>], nextOffset: UInt64)
     {
         var changes: [Change<String, String, Value>] = []
+        let end = try forEachChange(in: bytes, from: offset) { _, change in changes.append(change) }
+        return (changes, end)
+    }
+
+    /// `changes(in:from:)` with each change's offset.
+    public static func changesWithOffsets(in bytes: [UInt8], from offset: UInt64)
+        throws(ShippingFormatError) -> (changes: [(UInt64, Change<String, String, Value>)], nextOffset: UInt64)
+    {
+        var changes: [(UInt64, Change<String, String, Value>)] = []
+        let end = try forEachChange(in: bytes, from: offset) { changes.append(($0, $1)) }
+        return (changes, end)
+    }
+
+    /// The records and uncompressed bytes the batches' headers announce, read from the
+    /// headers alone (nothing decompressed): a receiver bounds what decoding would cost
+    /// before it pays it. Checks each header's structure and that the batches tile the body.
+    public static func announced(in bytes: [UInt8]) throws(ShippingFormatError)
+        -> (records: Int, rawBytes: Int)
+    {
+        var totals = (records: 0, rawBytes: 0)
+        var position = 0
+        var failure: ShippingFormatError?
+        bytes.withUnsafeBytes { body in
+            while position < body.count {
+                let rest = UnsafeRawBufferPointer(rebasing: body[position...])
+                switch BatchHeader.decode(rest) {
+                case .failure(let reason):
+                    failure = ShippingFormatError(
+                        position: position, reason: "bad batch header: \(reason)")
+                    return
+                case .success(let header):
+                    guard header.totalSize <= rest.count else {
+                        failure = ShippingFormatError(
+                            position: position, reason: "batch runs past the body")
+                        return
+                    }
+                    totals.records += Int(header.recordCount)
+                    totals.rawBytes += Int(header.rawLength)
+                    position += header.totalSize
+                }
+            }
+        }
+        if let failure { throw failure }
+        return totals
+    }
+
+    /// The base offset of the first batch in `bytes`, when its header decodes.
+    public static func firstBaseOffset(in bytes: [UInt8]) -> UInt64? {
+        bytes.withUnsafeBytes { body in
+            if case .success(let header) = BatchHeader.decode(body) { header.baseOffset } else { nil }
+        }
+    }
+
+    /// Hands `accept` each change after `offset` with its offset, in log order; a failure
+    /// throws part way, so callers keep what they collected only when this returns.
+    private static func forEachChange(
+        in bytes: [UInt8], from offset: UInt64,
+        _ accept: (UInt64, Change<String, String, Value>) -> Void
+    ) throws(ShippingFormatError) -> UInt64 {
         var position = 0
         var expectedAtLeast = offset
         var raw: [UInt8] = []
@@ -92,7 +151,7 @@ public enum ShippedBatchReader {
                         // the cursor were merged already, and after a tombstone GC merging
                         // one again could bring back what was collected.
                         case .change where header.baseOffset + UInt64(delta) < offset: break
-                        case .change: changes.append(scratch)
+                        case .change: accept(header.baseOffset + UInt64(delta), scratch)
                         case .clock: break
                         case .failure(let reason):
                             failure = ShippingFormatError(
@@ -108,7 +167,7 @@ public enum ShippedBatchReader {
             }
         }
         if let failure { throw failure }
-        return (changes, expectedAtLeast)
+        return expectedAtLeast
     }
 }
 

@@ -1,0 +1,55 @@
+/// The push side of a peer's entry: how far a hub has taken this node's log, and which
+/// parts of the log came from that hub (so they are never pushed back to it).
+extension PeerLedger {
+    /// The most echo ranges kept per peer; past it the oldest is dropped, and at worst a
+    /// push carries changes the peer already holds (which its merge rejects as echoes).
+    static let echoRangesMax = 256
+
+    /// The offset of our log the next push to `peer` starts at (0 when never pushed).
+    public func pushCursor(for peer: String) -> UInt64 {
+        all[peer]?.pushed ?? 0
+    }
+
+    /// The ranges of our log that hold changes pulled from `peer`, ascending, that a push
+    /// from the push cursor on must skip.
+    public func echoes(for peer: String) -> [Range<UInt64>] {
+        (all[peer]?.echoes ?? []).compactMap { pair in
+            pair.count == 2 && pair[0] < pair[1] ? pair[0]..<pair[1] : nil
+        }
+    }
+
+    /// Records durably that `peer` holds everything of our log below `offset`; forgets the
+    /// echo ranges that ends below it. The cursor only moves forward.
+    public func setPushCursor(_ offset: UInt64, for peer: String) throws {
+        try update(peer) { entry in
+            entry.pushed = max(entry.pushed ?? 0, offset)
+            let kept = (entry.echoes ?? []).filter { $0.count == 2 && $0[1] > offset }
+            entry.echoes = kept.isEmpty ? nil : kept
+        }
+    }
+}
+
+extension PeerLedger.Entry {
+    /// Adds `range` to the echo ranges, joined to the last one when they touch.
+    mutating func addEcho(_ range: Range<UInt64>) {
+        guard !range.isEmpty, range.upperBound > pushed ?? 0 else { return }
+        var ranges = echoes ?? []
+        if let last = ranges.last, last.count == 2, last[1] == range.lowerBound {
+            ranges[ranges.count - 1] = [last[0], range.upperBound]
+        } else {
+            ranges.append([range.lowerBound, range.upperBound])
+        }
+        if ranges.count > PeerLedger.echoRangesMax {
+            ranges.removeFirst(ranges.count - PeerLedger.echoRangesMax)
+        }
+        echoes = ranges
+    }
+}
+
+extension PeerLedger {
+    /// Records durably that `range` of our log holds changes pulled from `peer`.
+    public func addEchoes(_ range: Range<UInt64>, for peer: String) throws {
+        guard !range.isEmpty else { return }
+        try update(peer) { $0.addEcho(range) }
+    }
+}

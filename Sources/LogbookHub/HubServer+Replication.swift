@@ -1,0 +1,136 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logbook
+import LogbookShipping
+import NIOCore
+
+/// The replication protocol a node's sessions speak, on each stream: the routes of a node's
+/// `ShippingServer` under `/streams/S/`, so `HTTPReplicationTransport` pulls a stream as it
+/// pulls a peer, plus `POST log` for pushes.
+///
+/// - `GET log?from=OFFSET&max_bytes=N[&wait_ms=W]`: the changes after the reader at OFFSET
+///   as shipped batches (`HubOffsets`), with `Logbook-Next-Offset`, `Logbook-Durable-Offset`
+///   and `Logbook-Batch-Count`; 410 below the GC horizon, 409 when OFFSET is past the
+///   stream (its database was restored from an older copy). `epoch` is accepted and unused.
+/// - `GET snapshot?page_changes=N[&after=ID]`: the state as crdt-lite JSON, whole records
+///   in id order, with `Logbook-Next-Offset` (the position it covers) and, when more pages
+///   follow, `Logbook-Snapshot-After`.
+/// - `POST ack`: `{"node": ID, "offset": N, ...}`, stored per stream and node (204).
+/// - `POST log`: shipped batches, checked whole, merged in one transaction and answered
+///   after the commit as `POST changes` is.
+extension HubServer {
+    func addReplicationRoutes(to router: Router<BasicRequestContext>) {
+        router.get("streams/:stream/log") { request, context in
+            try await self.log(request, stream: try self.streamName(context))
+        }
+        router.post("streams/:stream/log") { request, context in
+            try await self.push(request, stream: try self.streamName(context))
+        }
+        router.get("streams/:stream/snapshot") { request, context in
+            try await self.snapshot(request, stream: try self.streamName(context))
+        }
+        router.post("streams/:stream/ack") { request, context in
+            try await self.acknowledge(request, stream: try self.streamName(context))
+        }
+    }
+
+    private func log(_ request: Request, stream name: String) async throws -> Response {
+        let stream = try await authorize(request, stream: name, write: false)
+        let query = request.uri.queryParameters
+        guard let from = query.get("from", as: UInt64.self) else {
+            throw HTTPError(.badRequest, message: "from must be an offset (an unsigned integer)")
+        }
+        let asked = query.get("max_bytes", as: Int.self) ?? configuration.responseBytesMax
+        guard asked > 0 else { throw HTTPError(.badRequest, message: "max_bytes must be positive") }
+        var wait = Duration.zero
+        if let text = query.get("wait_ms") {
+            guard let milliseconds = Int(text), milliseconds >= 0 else {
+                throw HTTPError(.badRequest, message: "wait_ms must be a number of milliseconds")
+            }
+            wait = min(.milliseconds(milliseconds), configuration.logWaitMax)
+        }
+        let maxBytes = min(asked, configuration.responseBytesMax)
+        let deadline = ContinuousClock.now + wait
+        var batches = try await mapped {
+            try await store.batches(in: stream, from: from, maxBytes: maxBytes)
+        }
+        // A long poll: ask again while nothing is new and the wait lasts.
+        while batches.batchCount == 0, ContinuousClock.now < deadline,
+            !Task.isShuttingDownGracefully
+        {
+            try await Task.sleep(for: configuration.logPollInterval)
+            batches = try await mapped {
+                try await store.batches(in: stream, from: from, maxBytes: maxBytes)
+            }
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/octet-stream"
+        headers[Self.field(ShippingHeaders.durableOffset)] = String(batches.durableOffset)
+        headers[Self.field(ShippingHeaders.nextOffset)] = String(batches.nextOffset)
+        headers[Self.field(ShippingHeaders.batchCount)] = String(batches.batchCount)
+        return Response(
+            status: .ok, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: batches.bytes)))
+    }
+
+    private func snapshot(_ request: Request, stream name: String) async throws -> Response {
+        let stream = try await authorize(request, stream: name, write: false)
+        let query = request.uri.queryParameters
+        let asked = query.get("page_changes", as: Int.self) ?? 10_000
+        guard asked > 0 else {
+            throw HTTPError(.badRequest, message: "page_changes must be a positive number")
+        }
+        let after = query.get("after")  // already percent-decoded
+        let page = try await mapped {
+            try await store.statePage(
+                in: stream, after: after,
+                changesMax: min(asked, configuration.changesPerResponseMax))
+        }
+        var response = try ChangeJSONMessages.response(
+            page.changes, request: request, changesMax: Int.max)
+        if let next = page.nextAfter {
+            response.headers[Self.field(ShippingHeaders.snapshotAfter)] =
+                next.addingPercentEncoding(withAllowedCharacters: Self.unreservedASCII) ?? ""
+        }
+        response.headers[Self.field(ShippingHeaders.nextOffset)] = String(page.covered)
+        return response
+    }
+
+    private func acknowledge(_ request: Request, stream name: String) async throws -> Response {
+        let stream = try await authorize(request, stream: name, write: false)
+        let ack = try AcknowledgementMessage.decode(
+            try await ChangeJSONMessages.body(of: request, bytesMax: 1 << 16))
+        try await mapped { try await store.acknowledge(node: ack.node, offset: ack.offset, in: stream) }
+        return Response(status: .noContent)
+    }
+
+    private func push(_ request: Request, stream name: String) async throws -> Response {
+        let stream = try await authorize(request, stream: name, write: true)
+        let body = try await ChangeJSONMessages.body(
+            of: request, bytesMax: configuration.requestBytesMax)
+        let report = try await mapped { try await store.merge(batches: [UInt8](body), into: stream) }
+        return Self.receipt(report)
+    }
+
+    /// `{"received", "accepted", "hub_version"}`: what a push's sender is told after the
+    /// commit.
+    static func receipt(_ report: HubMergeReport) -> Response {
+        let accepted = report.acceptedCells + report.acceptedDeletions
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(
+                byteBuffer: ByteBuffer(
+                    string:
+                        #"{"received": \#(report.received), "accepted": \#(accepted), "hub_version": \#(report.hubVersion)}"#
+                )))
+    }
+
+    static func field(_ name: String) -> HTTPField.Name {
+        HTTPField.Name(name) ?? .contentType  // the names are constants known to be valid
+    }
+
+    /// RFC 3986's unreserved characters: all a percent-encoded header value keeps as is.
+    static let unreservedASCII = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}

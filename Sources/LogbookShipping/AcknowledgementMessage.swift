@@ -1,0 +1,32 @@
+import Foundation
+import Hummingbird
+import Logbook
+
+/// The body of `POST /ack`, `{"node": ID, "offset": N, "log_end": E, "collected_below": C}`,
+/// as a node and a hub read it.
+package enum AcknowledgementMessage {
+    private struct Body: Decodable {
+        var node: UInt64
+        var offset: UInt64
+        var logEnd: UInt64?
+        var collectedBelow: UInt64?
+
+        enum CodingKeys: String, CodingKey {
+            case node, offset
+            case logEnd = "log_end"
+            case collectedBelow = "collected_below"
+        }
+    }
+
+    /// The acknowledgement in `data`; a 400 that shows the expected form otherwise.
+    package static func decode(_ data: Data) throws -> ReplicationAcknowledgement {
+        do {
+            let body = try JSONDecoder().decode(Body.self, from: data)
+            return ReplicationAcknowledgement(
+                node: body.node, offset: body.offset, logEnd: body.logEnd,
+                collectedBelow: body.collectedBelow)
+        } catch {
+            throw HTTPError(.badRequest, message: #"expected {"node": ID, "offset": N}: \#(error)"#)
+        }
+    }
+}

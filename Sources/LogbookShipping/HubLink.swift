@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import Logbook
+
+/// Syncs a Logbook with one stream on a hub (`logbook hub serve`) over HTTP: pushes this
+/// node's log — its own writes and what it got from mesh peers, never what it pulled from
+/// the hub — and pulls the hub's changes. Both cursors are durable in the `PeerLedger`,
+/// under the stream's URL (`http://HUB/streams/S`), so a restart resumes where it stopped.
+///
+/// The pull is a `ReplicationSession` that remembers where the hub's changes went in this
+/// log (`PeerLedger.echoes`); the push is a `PushSession` that leaves those ranges out.
+/// See both for why a crash or a lost answer loses nothing.
+public struct HubLink: Sendable {
+    /// What one round did.
+    public struct Report: Sendable, Equatable {
+        /// The push.
+        public var pushed = PushReport()
+        /// The pull.
+        public var pulled = ReplicationReport()
+    }
+
+    let logbook: Logbook
+    let ledger: PeerLedger
+    /// The HTTP side, to the stream's URL: timeouts, body bounds.
+    public var transport: HTTPReplicationTransport
+    /// The pull's options; `remembersEchoes` is what keeps pushes free of echoes.
+    public var pullOptions = ReplicationSession.Options()
+    /// The push's options.
+    public var pushOptions = PushSession.Options()
+
+    /// The URL of `stream` on the hub at `hub` (e.g. `http://127.0.0.1:7400`).
+    public static func streamURL(hub: String, stream: String) -> String {
+        (hub.hasSuffix("/") ? String(hub.dropLast()) : hub) + "/streams/" + stream
+    }
+
+    /// A link between `logbook` and `stream` on the hub at `hub`, with a token that grants
+    /// the stream. Throws when the stream's name breaks `HubStreamName`'s rule.
+    public init(
+        logbook: Logbook, hub: String, stream: String, token: String, ledger: PeerLedger,
+        client: HTTPClient = .shared
+    ) throws {
+        guard HubStreamName.isValid(stream) else {
+            throw ReplicationError(
+                message: "stream name \(stream) must be \(HubStreamName.rule)")
+        }
+        self.logbook = logbook
+        self.ledger = ledger
+        transport = HTTPReplicationTransport(
+            peer: Self.streamURL(hub: hub, stream: stream), token: token, client: client)
+        // A hub answers with whole versions: one may hold up to a push's 16 MiB.
+        transport.batchBodySlack = 40 << 20
+    }
+
+    /// The stream's URL: the key of both cursors in the ledger.
+    public var peerName: String { transport.peerName }
+
+    /// The pulling session.
+    public var pullSession: ReplicationSession {
+        var options = pullOptions
+        options.remembersEchoes = true
+        return ReplicationSession(
+            logbook: logbook, ledger: ledger, transport: transport, options: options)
+    }
+
+    /// The pushing session.
+    public var pushSession: PushSession {
+        PushSession(logbook: logbook, ledger: ledger, transport: transport, options: pushOptions)
+    }
+
+    /// One round: pushes everything durable here, then pulls until the cursor reaches the
+    /// hub's version.
+    public func sync() async throws -> Report {
+        var report = Report()
+        report.pushed = try await pushSession.pushAll()
+        report.pulled = try await pullSession.catchUp()
+        return report
+    }
+
+    /// Pushes and pulls at once until the task is cancelled, each retrying after failures
+    /// (`PushSession.run`, `ReplicationSession.run`); the pull's long polls wait up to
+    /// `wait`. The handlers see every step and every failure.
+    public func run(
+        wait: Duration = .milliseconds(500),
+        onPush: @escaping @Sendable (Result<PushReport, any Error>) -> Void = { _ in },
+        onPull: @escaping @Sendable (Result<ReplicationReport, any Error>) -> Void = { _ in }
+    ) async {
+        let (push, pull) = (pushSession, pullSession)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await push.run(onReport: onPush) }
+            group.addTask { await pull.run(wait: wait, onReport: onPull) }
+        }
+    }
+}

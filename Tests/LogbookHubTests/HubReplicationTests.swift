@@ -1,0 +1,287 @@
+import AsyncHTTPClient
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookHub
+import LogbookShipping
+import LogbookTesting
+import NIOCore
+import Testing
+
+// Nodes sync through a hub with the replication core: they push binary batches, pull the
+// stream at offsets, never push back what they pulled, resume from durable cursors, resync
+// from the state when the hub does not hold their position, and converge with crdt-lite
+// clients on the same stream.
+@Suite(.enabled(if: HubTestDatabase.enabled)) struct HubReplicationTests {
+    /// A node: a Logbook in its own directory and its link to the stream.
+    struct Node {
+        let directory: TemporaryDirectory
+        let logbook: Logbook
+        var link: HubLink
+
+        init(
+            id: UInt64, server: RunningServer, stream: String, token: String,
+            directory: TemporaryDirectory = TemporaryDirectory()
+        ) throws {
+            self.directory = directory
+            logbook = try Logbook.open(directory: directory.path, nodeId: id)
+            link = try HubLink(
+                logbook: logbook, hub: server.url(), stream: stream, token: token,
+                ledger: PeerLedger(for: logbook))
+        }
+    }
+
+    static func withStream(
+        _ body: @Sendable (HubStore, RunningServer, String, String) async throws -> Void
+    ) async throws {
+        try await HubServerTests.withServer { store, server in
+            let stream = HubTestDatabase.freshStream()
+            let token = try await store.createToken(streams: [stream], readOnly: false)
+            try await body(store, server, stream, token)
+        }
+    }
+
+    /// What every node must end with: every node's changes merged into one CRDT.
+    static func expectConverged(_ nodes: [Node], store: HubStore, stream: String) async throws {
+        let reference = CRDT<String, String, Value>(nodeId: 999)
+        for node in nodes { reference.mergeChanges(node.logbook.getChangesSince(0)) }
+        let expected = StateDigest(of: reference)
+        for node in nodes {
+            #expect(node.logbook.stateDigest() == expected, "node \(node.logbook.nodeId)")
+        }
+        let hub = CRDT<String, String, Value>(nodeId: 998)
+        let page = try await store.changes(
+            in: try await store.stream(named: stream, create: false), since: 0, limit: 1_000_000)
+        hub.mergeChanges(page.changes)
+        #expect(StateDigest(of: hub) == expected, "the hub's rows")
+    }
+
+    @Test func nodesConvergeThroughAHubAndNeverPushBackWhatTheyPulled() async throws {
+        try await Self.withStream { store, server, stream, token in
+            let nodes = try (1...3).map {
+                try Node(id: UInt64($0), server: server, stream: stream, token: token)
+            }
+            defer { for node in nodes { try? node.logbook.close() } }
+            var random = SeededGenerator(seed: 15)
+            var written = [0, 0, 0]
+            for round in 0..<3 {
+                for (index, node) in nodes.enumerated() {
+                    for _ in 0..<40 {
+                        let id = "r\(Int.random(in: 0..<30, using: &random))"
+                        switch Int.random(in: 0..<10, using: &random) {
+                        case 0 where node.logbook.getRecord(id) != nil:
+                            _ = try await node.logbook.deleteRecord(id)
+                        case 1 where node.logbook.getRecord(id)?.field("b") != nil:
+                            _ = try await node.logbook.deleteField(id, fieldName: "b")
+                        default:
+                            if node.logbook.isTombstoned(id) { continue }
+                            _ = try await node.logbook.insertOrUpdate(
+                                id, fields: [("a", .int(Int64(round))), ("b", .string("n\(index)"))])
+                        }
+                        written[index] += 1
+                    }
+                    let report = try await node.link.sync()
+                    #expect(report.pushed.pushes >= 1)
+                }
+            }
+            // A last round: every node pulls what the others pushed after it synced; what it
+            // pulls is an echo and must not go back.
+            for node in nodes {
+                let report = try await node.link.sync()
+                #expect(report.pushed.sent == 0, "node \(node.logbook.nodeId) pushed an echo")
+            }
+            for node in nodes {
+                let report = try await node.link.sync()
+                #expect(report.pushed.sent == 0)
+                #expect(report.pulled.accepted == 0)
+            }
+            let skipped = try await nodes[0].link.sync().pushed
+            #expect(skipped.sent == 0)
+            try await Self.expectConverged(nodes, store: store, stream: stream)
+            #expect(written.allSatisfy { $0 > 0 })
+        }
+    }
+
+    @Test func echoesPulledFromTheHubAreLeftOutOfPushes() async throws {
+        try await Self.withStream { _, server, stream, token in
+            let writer = try Node(id: 1, server: server, stream: stream, token: token)
+            let reader = try Node(id: 2, server: server, stream: stream, token: token)
+            defer {
+                try? writer.logbook.close()
+                try? reader.logbook.close()
+            }
+            for index in 0..<50 {
+                _ = try await writer.logbook.insertOrUpdate("w\(index)", fields: [("v", .int(1))])
+            }
+            _ = try await writer.link.sync()
+            let pulled = try await reader.link.sync()
+            #expect(pulled.pulled.accepted == 50)
+            // The reader writes one change of its own after the pull; its next push carries
+            // that one only, the 50 pulled changes left out.
+            _ = try await reader.logbook.insertOrUpdate("mine", fields: [("v", .int(2))])
+            let pushed = try await reader.link.pushSession.pushAll()
+            #expect(pushed.sent == 1)
+            #expect(pushed.echoesSkipped == 50)
+            #expect(pushed.accepted == 1)
+        }
+    }
+
+    @Test func cursorsAreDurableAndARestartResumes() async throws {
+        try await Self.withStream { store, server, stream, token in
+            let directory = TemporaryDirectory()
+            do {
+                let node = try Node(
+                    id: 7, server: server, stream: stream, token: token, directory: directory)
+                for index in 0..<20 {
+                    _ = try await node.logbook.insertOrUpdate("k\(index)", fields: [("v", .int(1))])
+                }
+                _ = try await node.link.sync()
+                try node.logbook.close()
+            }
+            let other = try Node(id: 8, server: server, stream: stream, token: token)
+            _ = try await other.logbook.insertOrUpdate("from-8", fields: [("v", .int(8))])
+            _ = try await other.link.sync()
+            let node = try Node(
+                id: 7, server: server, stream: stream, token: token, directory: directory)
+            defer {
+                try? node.logbook.close()
+                try? other.logbook.close()
+            }
+            let report = try await node.link.sync()
+            #expect(report.pushed.sent == 0, "the restart pushed again what the hub holds")
+            #expect(report.pulled.received == 1, "the restart pulled again what it had")
+            #expect(node.logbook.getRecord("from-8") != nil)
+            _ = try await other.link.sync()
+            try await Self.expectConverged([node, other], store: store, stream: stream)
+        }
+    }
+
+    @Test func aNodeAheadOfTheHubResyncsFromTheStateInPages() async throws {
+        try await Self.withStream { store, server, stream, token in
+            let source = try Node(id: 1, server: server, stream: stream, token: token)
+            for index in 0..<25 {
+                _ = try await source.logbook.insertOrUpdate("s\(index)", fields: [("v", .int(1))])
+            }
+            _ = try await source.logbook.deleteRecord("s3")
+            _ = try await source.link.sync()
+            // As after the hub's database was restored from an older backup: the node holds a
+            // position the stream has not reached.
+            let directory = TemporaryDirectory()
+            do {
+                let logbook = try Logbook.open(directory: directory.path, nodeId: 2)
+                try PeerLedger(for: logbook).setCursor(
+                    1 << 40, for: HubLink.streamURL(hub: server.url(), stream: stream),
+                    nodeId: nil)
+                try logbook.close()
+            }
+            var node = try Node(
+                id: 2, server: server, stream: stream, token: token, directory: directory)
+            node.link.pullOptions.statePageChanges = 4
+            defer {
+                try? source.logbook.close()
+                try? node.logbook.close()
+            }
+            let report = try await node.link.sync()
+            #expect(report.pulled.divergences == 1)
+            #expect(report.pulled.snapshots == 1)
+            #expect(report.pulled.accepted == 25)  // 24 records and one deletion
+            #expect(node.logbook.isTombstoned("s3"))
+            try await Self.expectConverged([source, node], store: store, stream: stream)
+        }
+    }
+
+    @Test func nodesAndACrdtLiteClientConvergeOnOneStream() async throws {
+        try await Self.withStream { store, server, stream, token in
+            let node = try Node(id: 1, server: server, stream: stream, token: token)
+            defer { try? node.logbook.close() }
+            _ = try await node.logbook.insertOrUpdate("lamp", fields: [("on", true)])
+            _ = try await node.link.sync()
+            let client = CRDT<String, String, Value>(nodeId: 2)
+            let pulled = try await HubServerTests.send(
+                server, "/streams/\(stream)/changes?since=0", token: token)
+            client.mergeChanges(
+                try JSONDecoder().decode(
+                    [Change<String, String, Value>].self, from: Data(pulled.body.utf8)))
+            let mine = client.insertOrUpdate("lamp", fields: [("on", false), ("level", 3)])
+            let posted = try await HubServerTests.send(
+                server, "/streams/\(stream)/changes", method: .POST,
+                body: try HubServerTests.json(mine), token: token)
+            #expect(posted.status == 200, "\(posted.body)")
+            let report = try await node.link.sync()
+            #expect(report.pulled.accepted == 2)
+            #expect(node.logbook.getRecord("lamp")?.field("on") == .bool(false))
+            #expect(node.logbook.stateDigest() == StateDigest(of: client))
+            _ = store
+        }
+    }
+
+    @Test func aHostilePushIsRefusedWholeAndTheStreamKeepsWorking() async throws {
+        try await Self.withStream { store, server, stream, token in
+            var writer = ShippedBatchWriter()
+            for index in 0..<10 {
+                writer.add(
+                    Change(
+                        recordId: "x\(index)", colName: "v", value: .int(1), colVersion: 1,
+                        dbVersion: UInt64(index + 1), nodeId: 5, localDbVersion: 0),
+                    at: UInt64(index))
+            }
+            let valid = writer.finish()
+            var flipped = valid
+            flipped[valid.count - 10] ^= 0x20
+            let bodies: [(String, [UInt8])] = [
+                ("a flipped byte", flipped), ("a cut body", Array(valid.dropLast(7))),
+                ("no batch at all", Array("not batches".utf8)),
+            ]
+            for (what, body) in bodies {
+                let reply = try await Self.post(body, to: server, stream: stream, token: token)
+                #expect(reply.status == 400, "\(what): \(reply.status) \(reply.body)")
+                #expect(reply.body.contains("byte"), "\(what): \(reply.body)")
+            }
+            let unauthorized = try await Self.post(valid, to: server, stream: stream, token: "x")
+            #expect(unauthorized.status == 401)
+            let handle = try await store.stream(named: stream, create: false)
+            #expect(try await store.changes(in: handle, since: 0, limit: 100).hubVersion == 0)
+            let accepted = try await Self.post(valid, to: server, stream: stream, token: token)
+            #expect(accepted.status == 200, "\(accepted.body)")
+            #expect(accepted.body.contains(#""accepted": 10"#))
+        }
+    }
+
+    @Test func aLongPollAnswersWhenAPushArrives() async throws {
+        try await Self.withStream { _, server, stream, token in
+            let writer = try Node(id: 1, server: server, stream: stream, token: token)
+            let follower = try Node(id: 2, server: server, stream: stream, token: token)
+            defer {
+                try? writer.logbook.close()
+                try? follower.logbook.close()
+            }
+            let following = Task { [link = follower.link] in
+                await link.run(wait: .seconds(10))
+            }
+            defer { following.cancel() }
+            try await Task.sleep(for: .milliseconds(300))  // the follower's poll is waiting
+            _ = try await writer.logbook.insertOrUpdate("news", fields: [("v", .int(1))])
+            _ = try await writer.link.sync()
+            let deadline = ContinuousClock.now + .seconds(5)
+            while follower.logbook.getRecord("news") == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            // Well inside the poll's 10 s wait: the answer came with the push.
+            #expect(follower.logbook.getRecord("news") != nil)
+        }
+    }
+
+    static func post(_ body: [UInt8], to server: RunningServer, stream: String, token: String)
+        async throws -> HubServerTests.Reply
+    {
+        var request = HTTPClientRequest(url: server.url() + "/streams/\(stream)/log")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return HubServerTests.Reply(
+            status: Int(response.status.code), body: String(buffer: bytes),
+            headers: response.headers)
+    }
+}
