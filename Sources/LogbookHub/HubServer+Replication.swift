@@ -13,6 +13,8 @@ import NIOCore
 ///   as shipped batches (`HubOffsets`), with `Logbook-Next-Offset`, `Logbook-Durable-Offset`
 ///   and `Logbook-Batch-Count`; 410 below the GC horizon, 409 when OFFSET is past the
 ///   stream (its database was restored from an older copy). `epoch` is accepted and unused.
+///   With `wait_ms`, an answer with nothing new waits for a merge into the stream
+///   (`HubChangeNotifier`) up to that long.
 /// - `GET snapshot?page_changes=N[&after=ID]`: the state as crdt-lite JSON, whole records
 ///   in id order, with `Logbook-Next-Offset` (the position it covers) and, when more pages
 ///   follow, `Logbook-Snapshot-After`.
@@ -52,14 +54,19 @@ extension HubServer {
         }
         let maxBytes = min(asked, configuration.responseBytesMax)
         let deadline = ContinuousClock.now + wait
+        // The merge count first, then the read: a merge committed after the read moves it.
+        var generation = notifier.generation(of: stream.id)
         var batches = try await mapped {
             try await store.batches(in: stream, from: from, maxBytes: maxBytes)
         }
-        // A long poll: ask again while nothing is new and the wait lasts.
+        // A long poll: wait for a merge into the stream, then read again, while nothing is
+        // new and the wait lasts.
         while batches.batchCount == 0, ContinuousClock.now < deadline,
             !Task.isShuttingDownGracefully
         {
-            try await Task.sleep(for: configuration.logPollInterval)
+            await notifier.waitForMerge(
+                into: stream.id, after: generation, timeout: deadline - ContinuousClock.now)
+            generation = notifier.generation(of: stream.id)
             batches = try await mapped {
                 try await store.batches(in: stream, from: from, maxBytes: maxBytes)
             }
@@ -101,7 +108,9 @@ extension HubServer {
         let stream = try await authorize(request, stream: name, write: false)
         let ack = try AcknowledgementMessage.decode(
             try await ChangeJSONMessages.body(of: request, bytesMax: 1 << 16))
-        try await mapped { try await store.acknowledge(node: ack.node, offset: ack.offset, in: stream) }
+        try await mapped {
+            try await store.acknowledge(node: ack.node, offset: ack.offset, in: stream)
+        }
         return Response(status: .noContent)
     }
 
@@ -109,7 +118,9 @@ extension HubServer {
         let stream = try await authorize(request, stream: name, write: true)
         let body = try await ChangeJSONMessages.body(
             of: request, bytesMax: configuration.requestBytesMax)
-        let report = try await mapped { try await store.merge(batches: [UInt8](body), into: stream) }
+        let report = try await mapped {
+            try await store.merge(batches: [UInt8](body), into: stream)
+        }
         return Self.receipt(report)
     }
 

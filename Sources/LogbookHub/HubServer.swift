@@ -43,8 +43,6 @@ public struct HubServer: Sendable {
         public var responseBytesMax = 4 << 20
         /// The longest a `GET log` long poll waits.
         public var logWaitMax = Duration.seconds(30)
-        /// How often a waiting long poll asks the database again.
-        public var logPollInterval = Duration.milliseconds(20)
         /// Where `GET /metrics` reads its Prometheus text; without one it answers 404.
         public var metricsRegistry: PrometheusCollectorRegistry?
 
@@ -54,11 +52,14 @@ public struct HubServer: Sendable {
 
     let store: HubStore
     let configuration: Configuration
+    /// Wakes long polls; runs beside the server.
+    let notifier: HubChangeNotifier
 
     /// A server answering from `store`.
     public init(store: HubStore, configuration: Configuration = Configuration()) {
         self.store = store
         self.configuration = configuration
+        notifier = HubChangeNotifier(client: store.client, logger: store.logger)
     }
 
     /// The Hummingbird application; `onRunning` receives the port it listens on.
@@ -80,6 +81,7 @@ public struct HubServer: Sendable {
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
+            services: [notifier],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) })
     }
 
@@ -196,8 +198,7 @@ public struct HubServer: Sendable {
     }
 
     /// Runs a store call, turning its errors into HTTP answers that say what to do.
-    func mapped<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result
-    {
+    func mapped<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
         do {
             return try await body()
         } catch let error as HubError {

@@ -87,6 +87,12 @@ public struct HubStore: Sendable {
             guard let version else { throw HubError.unknownStream(stream.name) }
             var report = try await statement.run(on: connection, version: version, logger: logger)
             report.received = changes.count
+            if report.acceptedCells + report.acceptedDeletions > 0 {
+                // Delivered at commit to every hub process's `HubChangeNotifier`.
+                try await connection.query(
+                    "SELECT pg_notify(\(HubChangeNotifier.channel), \(String(stream.id)))",
+                    logger: logger)
+            }
             return report
         }
         metrics.mergeDuration.record(since: started)

@@ -5,8 +5,8 @@ import LogbookShipping
 import Logging
 import ServiceLifecycle
 
-/// A serving Logbook node: the shipping server, one follower per peer and the maintenance
-/// schedule, run as swift-service-lifecycle services in one group. What `logbook serve`
+/// A serving Logbook node: the shipping server, one follower per peer, one link per hub
+/// stream and the maintenance schedule, run as swift-service-lifecycle services in one group. What `logbook serve`
 /// runs, in a library so it can be tested in-process.
 ///
 /// The node owns the Logbook it is given: `run()` closes it (and its HTTP client) however
@@ -22,6 +22,8 @@ public final class LogbookNode: Sendable {
         public var shipping: ShippingConfiguration
         /// Peers to follow (base URLs), with `shipping.token`.
         public var peers: [String] = []
+        /// Hub streams to push to and pull from, each with its own token.
+        public var hubs: [HubTarget] = []
         /// The longest a follower's poll waits at a peer.
         public var followWait = Duration.milliseconds(500)
         /// PEM certificates to trust for HTTPS peers (nil: the system's roots).
@@ -114,6 +116,18 @@ public final class LogbookNode: Sendable {
                     service: FollowerService(
                         puller: puller, wait: configuration.followWait, logger: peerLogger),
                     serviceName: "follower \(peer)"))
+        }
+        for hub in configuration.hubs {
+            let link = try HubLink(
+                logbook: logbook, hub: hub.url, stream: hub.stream, token: hub.token,
+                ledger: ledger, client: client)
+            var hubLogger = logger
+            hubLogger[metadataKey: "hub"] = "\(link.peerName)"
+            services.append(
+                .init(
+                    service: HubLinkService(
+                        link: link, wait: configuration.followWait, logger: hubLogger),
+                    serviceName: "hub \(link.peerName)"))
         }
         let serviceGroup = ServiceGroup(
             configuration: .init(

@@ -11,11 +11,21 @@ import Logbook
 /// See both for why a crash or a lost answer loses nothing.
 public struct HubLink: Sendable {
     /// What one round did.
-    public struct Report: Sendable, Equatable {
+    public struct Report: Sendable, Equatable, CustomStringConvertible {
         /// The push.
         public var pushed = PushReport()
         /// The pull.
         public var pulled = ReplicationReport()
+
+        /// Two lines: what went each way.
+        public var description: String {
+            """
+            pushed \(pushed.sent) changes in \(pushed.pushes) bodies; the hub took \(pushed.accepted); \
+            \(pushed.echoesSkipped) pulled from it left out
+            pulled \(pulled.received) changes in \(pulled.pulls) bodies (\(pulled.bytes) bytes); \
+            accepted \(pulled.accepted)
+            """
+        }
     }
 
     let logbook: Logbook

@@ -26,21 +26,7 @@ struct GraphCommand: ParsableCommand {
             null when there is no path.
             """)
 
-    enum Query: String, ExpressibleByArgument, CaseIterable {
-        case path, bfs, dfs, subgraph, ancestors, descendants, cycles, centrality, stats, invalid
-        case allPaths = "all-paths"
-        case devicesInRoom = "devices-in-room"
-
-        /// How many ids the query takes.
-        var idCount: ClosedRange<Int> {
-            switch self {
-            case .path, .allPaths: 2...2
-            case .cycles: 0...1
-            case .stats, .invalid: 0...0
-            default: 1...1
-            }
-        }
-    }
+    typealias Query = GraphQuery
 
     @OptionGroup var target: DirectoryArgument
     @Argument(help: "The query: \(Query.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -81,63 +67,19 @@ struct GraphCommand: ParsableCommand {
         let logbook = try openLogbook(
             target.directory, durability: .buffered, views: [graph], readOnly: true)
         defer { try? logbook.close() }  // read-only use: nothing pending to lose
-        let typeFilter = types.map { Set($0.split(separator: ",").map(String.init)) }
-        let first = ids.first ?? ""
-        let second = ids.dropFirst().first ?? ""
+        var parameters = GraphQuery.Parameters()
+        (parameters.maxDepth, parameters.maxLength) = (maxDepth, maxLength)
+        (parameters.depth, parameters.type) = (depth, type)
+        parameters.types = types.map { Set($0.split(separator: ",").map(String.init)) }
         let answer: OrderedJSON
-        switch query {
-        case .path:
-            answer = idList(graph.findPath(from: first, to: second, maxDepth: maxDepth ?? 10))
-        case .bfs:
-            answer = .array(
-                graph.bfs(from: first, maxDepth: maxDepth, types: typeFilter).map {
-                    .object([("id", .string($0.id)), ("depth", .int(Int64($0.depth)))])
-                })
-        case .dfs: answer = idList(graph.dfs(from: first, maxDepth: maxDepth, types: typeFilter))
-        case .allPaths:
-            answer = .array(
-                graph.findAllPaths(from: first, to: second, maxLength: maxLength, types: typeFilter)
-                    .map(idList))
-        case .subgraph:
-            let found = graph.subgraph(around: first, depth: depth, types: typeFilter)
-            answer = .object([
-                ("entities", idList(found.entities)),
-                ("relationships", idList(found.relationships)),
-            ])
-        case .ancestors:
-            answer = idList(graph.ancestors(of: first, type: type ?? "", maxDepth: maxDepth))
-        case .descendants:
-            answer = idList(graph.descendants(of: first, type: type ?? "", maxDepth: maxDepth))
-        case .cycles:
-            answer = .array(graph.detectCycles(from: ids.first, types: typeFilter).map(idList))
-        case .centrality: answer = .int(Int64(graph.degreeCentrality(of: first)))
-        case .stats: answer = graph.statistics().goodiesJSON
-        case .invalid:
-            answer = .array(
-                graph.invalidRelationships().map { relationship in
-                    .object([
-                        ("id", .string(relationship.id)),
-                        ("from", .string(relationship.from ?? "")),
-                        ("to", .string(relationship.to ?? "")),
-                        ("type", .string(relationship.type ?? "")),
-                    ])
-                })
-        case .devicesInRoom:
-            do {
-                answer = idList(try graph.devicesInRoom(first))
-            } catch {
-                throw exitWithError(error)
-            }
+        do { answer = try graph.answer(query, ids: ids, parameters) } catch {
+            throw exitWithError(error)
         }
         if json {
             print(PythonJSON.dumps(answer))
         } else {
             printReadable(answer, graph: graph)
         }
-    }
-
-    private func idList(_ ids: [String]?) -> OrderedJSON {
-        ids.map { .array($0.map(OrderedJSON.string)) } ?? .null
     }
 
     private func printReadable(_ answer: OrderedJSON, graph: GraphIndex) {
@@ -182,3 +124,5 @@ struct GraphCommand: ParsableCommand {
         }
     }
 }
+
+extension GraphQuery: ExpressibleByArgument {}

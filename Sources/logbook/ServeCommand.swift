@@ -21,6 +21,9 @@ struct ServeCommand: AsyncParsableCommand {
             (peers.json beside the log) with long polls (GET /log?wait_ms=--interval): the \
             peer answers as soon as it has new durable records, and the next poll is sent \
             while this node merges the last answer. Failures back off up to 5 s. Writes are group-committed, so what is served is durable. \
+            With --hub and --stream the node also pushes its durable log to that hub stream \
+            (never what it pulled from it) and long-polls the stream's changes, with \
+            --hub-token-file's token. \
             With --gc-every, tombstone GC runs that often (see `logbook gc --help` and \
             `logbook peers`: it waits for every registered peer); with --compact-every, \
             compaction is checked that often and runs when the dirty ratio reaches 0.5. \
@@ -38,6 +41,12 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var tokenOptions: TokenOptions
     @Option(help: "A peer to pull from, e.g. http://127.0.0.1:7001 (repeatable).")
     var peer: [String] = []
+    @Option(help: "A hub to push to and pull from (`logbook hub serve`); with --stream.")
+    var hub: String?
+    @Option(help: "The hub stream to sync with.")
+    var stream: String?
+    @Option(help: "A file holding the hub's token for --stream (default: this node's token).")
+    var hubTokenFile: String?
     @Option(help: "The longest a poll waits at a peer for new records, in milliseconds.")
     var interval = 500
     @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key).")
@@ -68,6 +77,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--compact-every must be positive")
         }
         guard gcRetention >= 0 else { throw ValidationError("--gc-retention must not be negative") }
+        guard (hub == nil) == (stream == nil) else {
+            throw ValidationError("--hub and --stream go together")
+        }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-key go together")
         }
@@ -96,6 +108,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var configuration = LogbookNode.Configuration(shipping: shipping)
         configuration.peers = peer
+        if let hub, let stream {
+            let hubToken = try hubTokenFile.map {
+                try TokenOptions.read($0, option: "--hub-token-file")
+            }
+            configuration.hubs = [HubTarget(url: hub, stream: stream, token: hubToken ?? token)]
+        }
         configuration.followWait = .milliseconds(interval)
         configuration.trustedCertificates = ca
         configuration.maintenance.gcEvery = gcEvery.map { .milliseconds(Int64($0 * 1000)) }

@@ -1,29 +1,45 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import Logbook
 import LogbookBench
 import LogbookShipping
 
-/// `logbook sync DIR --from URL --token-file F`: one catch-up from a peer, then exit.
+/// `logbook sync DIR --from URL | --hub URL --stream S, --token-file F`: one round, then exit.
 struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Pull everything a peer has (durably) into this Logbook, then exit.",
+        abstract: "Pull everything a peer has into this Logbook, or push to and pull from a hub.",
         discussion: """
-            Starts from the cursor saved for that peer in peers.json (0 the first time), \
-            checks every batch before merging it, saves the cursor after each merge and \
-            acknowledges it to the peer. Running it again pulls only what is new.
+            With --from: pulls from a peer node, from the cursor saved for it in peers.json (0 \
+            the first time), checking every batch before merging it, saving the cursor after \
+            each merge and acknowledging it to the peer. With --hub and --stream: pushes \
+            everything durable here that the hub's stream may lack (never what was pulled \
+            from it) and then pulls the stream's changes; both cursors are saved under the \
+            stream's URL. Running it again moves only what is new.
             """)
 
     @OptionGroup var target: DirectoryArgument
     @Option(help: "The peer's URL, e.g. http://127.0.0.1:7000.")
-    var from: String
-    /// The peer's bearer token.
+    var from: String?
+    @Option(help: "A hub's URL (`logbook hub serve`), e.g. http://127.0.0.1:7400; with --stream.")
+    var hub: String?
+    @Option(help: "The hub stream to sync with (its token must grant it).")
+    var stream: String?
+    /// The peer's or the hub's bearer token.
     @OptionGroup var tokenOptions: TokenOptions
     @Option(help: "Trust an HTTPS peer whose certificate this PEM file holds (or signed).")
     var ca: String?
 
-    func validate() throws { _ = try tokenOptions.resolve() }
+    func validate() throws {
+        _ = try tokenOptions.resolve()
+        guard (from == nil) != (hub == nil) else {
+            throw ValidationError("give --from URL (a peer) or --hub URL --stream S, not both")
+        }
+        guard (hub == nil) == (stream == nil) else {
+            throw ValidationError("--hub and --stream go together")
+        }
+    }
 
     func run() async throws {
         let token = try tokenOptions.resolve()
@@ -32,19 +48,13 @@ struct SyncCommand: AsyncParsableCommand {
         do {
             let ledger = try PeerLedger(directory: target.directory)
             let client = try PeerClient.make(trusting: ca)
-            let report: PeerPuller.Report
             do {
-                report = try await PeerPuller(
-                    logbook: logbook, peer: from, token: token, ledger: ledger, client: client
-                ).catchUp()
+                try await sync(logbook, ledger: ledger, token: token, client: client)
             } catch {
                 try? await client.shutdown()
                 throw error
             }
             try await client.shutdown()
-            print(
-                "pulled \(report.pulls) bodies, \(formatBytes(Int64(report.bytes))), \(report.received) changes from \(from); accepted \(report.accepted); cursor \(report.cursor) of \(report.peerDurableOffset)"
-            )
             print("digest: \(logbook.stateDigest())")
         } catch let error as LogbookError {
             throw exitWithError(error)
@@ -53,5 +63,24 @@ struct SyncCommand: AsyncParsableCommand {
             print("error: \(error)", to: &standardError)
             throw ExitCode.failure
         }
+    }
+
+    private func sync(_ logbook: Logbook, ledger: PeerLedger, token: String, client: HTTPClient)
+        async throws
+    {
+        if let hub, let stream {
+            let link = try HubLink(
+                logbook: logbook, hub: hub, stream: stream, token: token, ledger: ledger,
+                client: client)
+            print(try await link.sync())
+            return
+        }
+        guard let from else { return }
+        let report = try await PeerPuller(
+            logbook: logbook, peer: from, token: token, ledger: ledger, client: client
+        ).catchUp()
+        print(
+            "pulled \(report.pulls) bodies, \(formatBytes(Int64(report.bytes))), \(report.received) changes from \(from); accepted \(report.accepted); cursor \(report.cursor) of \(report.peerDurableOffset)"
+        )
     }
 }

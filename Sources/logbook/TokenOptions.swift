@@ -29,17 +29,7 @@ struct TokenOptions: ParsableArguments {
     func resolve() throws -> String {
         let value: String
         if let tokenFile {
-            guard let data = FileManager.default.contents(atPath: tokenFile) else {
-                throw ValidationError("--token-file \(tokenFile) cannot be read")
-            }
-            let firstLine =
-                String(decoding: data, as: UTF8.self).split(
-                    separator: "\n", omittingEmptySubsequences: false
-                ).first.map(String.init) ?? ""
-            value = firstLine.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !value.isEmpty else {
-                throw ValidationError("--token-file \(tokenFile) holds no token on its first line")
-            }
+            value = try Self.read(tokenFile, option: "--token-file")
         } else if let token {
             value = token
         } else if let environment = ProcessInfo.processInfo.environment[Self.environmentVariable] {
@@ -49,6 +39,23 @@ struct TokenOptions: ParsableArguments {
                 "give the token: --token-file FILE, \(Self.environmentVariable)=..., or --token")
         }
         guard !value.isEmpty else { throw ValidationError("the token must not be empty") }
+        return value
+    }
+
+    /// The token in `file`: its first line, surrounding spaces ignored; a usage error
+    /// naming `option` when it cannot be read or holds none.
+    static func read(_ file: String, option: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ValidationError("\(option) \(file) cannot be read")
+        }
+        let firstLine =
+            String(decoding: data, as: UTF8.self).split(
+                separator: "\n", omittingEmptySubsequences: false
+            ).first.map(String.init) ?? ""
+        let value = firstLine.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !value.isEmpty else {
+            throw ValidationError("\(option) \(file) holds no token on its first line")
+        }
         return value
     }
 }

@@ -51,22 +51,8 @@ struct HubCommandTests {
         let token = created.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(token.hasPrefix("lbh_"))
 
-        let port = Int.random(in: 20_000..<50_000)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = [
-            "hub", "serve", "--postgres", url, "--port", String(port), "--log-level", "warning",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let (process, base) = try await Self.startHub(executable, url: url)
         defer { if process.isRunning { process.terminate() } }
-        let base = "http://127.0.0.1:\(port)"
-        var ready = false
-        for _ in 0..<100 where !ready {
-            ready = (try? await Self.request(base + "/readyz", token: nil).status) == 200
-            if !ready { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        try #require(ready, "the hub did not become ready on port \(port)")
         let body =
             #"[{"record_id":"lamp","col_name":"name","value":"Lamp","col_version":1,"db_version":1,"node_id":9,"local_db_version":1}]"#
         let posted = try await Self.request(
@@ -86,6 +72,103 @@ struct HubCommandTests {
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
+
+    /// Starts `logbook hub serve` on a free-looking port and waits until it is ready.
+    static func startHub(_ executable: URL, url: String) async throws -> (Process, String) {
+        let port = Int.random(in: 20_000..<50_000)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = [
+            "hub", "serve", "--postgres", url, "--port", String(port), "--log-level", "warning",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let base = "http://127.0.0.1:\(port)"
+        var ready = false
+        for _ in 0..<100 where !ready {
+            ready = (try? await Self.request(base + "/readyz", token: nil).status) == 200
+            if !ready { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        if !ready { process.terminate() }
+        try #require(ready, "the hub did not become ready on port \(port)")
+        return (process, base)
+    }
+
+    /// `logbook sync --hub` and `logbook serve --hub` as a user runs them: two nodes converge
+    /// through a served hub, a second sync moves nothing, and a serving node follows the
+    /// stream and takes a change another node pushed.
+    @Test func nodesSyncThroughAServedHubFromTheCommandLine() async throws {
+        guard let executable = LogbookExecutable.built() else { return }
+        let url = try #require(ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_URL"])
+        #expect(try LogbookExecutable.run(["hub", "migrate", "--postgres", url]).status == 0)
+        let stream = "cli-\(UUID().uuidString.prefix(8))"
+        let created = try LogbookExecutable.run([
+            "hub", "token", "create", "--postgres", url, "--stream", stream,
+        ])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "logbook-hub-cli-\(UUID().uuidString.prefix(8))"
+        ).path
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let tokenFile = directory + "/hub-token"
+        try created.standardOutput.write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let (hub, base) = try await Self.startHub(executable, url: url)
+        defer { if hub.isRunning { hub.terminate() } }
+        let (first, second) = (directory + "/a", directory + "/b")
+        let sync = { (node: String) throws -> LogbookExecutable.Output in
+            try LogbookExecutable.run([
+                "sync", node, "--hub", base, "--stream", stream, "--token-file", tokenFile,
+            ])
+        }
+        for (node, id) in [(first, "1"), (second, "2")] {
+            #expect(try LogbookExecutable.run(["init", node, "--node", id]).status == 0)
+            let put = try LogbookExecutable.run(["put", node, "entity/\(id)", "name=N\(id)"])
+            #expect(put.status == 0, "\(put.standardError)")
+        }
+        let pushedFirst = try sync(first)
+        #expect(pushedFirst.status == 0, "\(pushedFirst.standardError)")
+        #expect(
+            pushedFirst.standardOutput.contains("pushed 1 changes"), "\(pushedFirst.standardOutput)"
+        )
+        let both = try sync(second)
+        #expect(both.standardOutput.contains("pushed 1 changes"), "\(both.standardOutput)")
+        #expect(both.standardOutput.contains("accepted 1"), "\(both.standardOutput)")
+        let last = try sync(first)
+        #expect(last.standardOutput.contains("pushed 0 changes"), "an echo went back")
+        let digest = { (output: LogbookExecutable.Output) in
+            output.standardOutput.split(separator: "\n").first { $0.hasPrefix("digest:") }
+        }
+        let settled = try sync(second)
+        #expect(digest(last) != nil && digest(last) == digest(settled))
+
+        // A serving node follows the stream: a change the first node pushes reaches it.
+        let nodeTokenFile = directory + "/node-token"
+        try "node-secret\n".write(toFile: nodeTokenFile, atomically: true, encoding: .utf8)
+        let port = Int.random(in: 20_000..<50_000)
+        let serving = Process()
+        serving.executableURL = executable
+        serving.arguments = [
+            "serve", second, "--port", String(port), "--token-file", nodeTokenFile, "--hub", base,
+            "--stream", stream, "--hub-token-file", tokenFile, "--log-level", "warning",
+        ]
+        serving.standardOutput = FileHandle.nullDevice
+        try serving.run()
+        defer { if serving.isRunning { serving.terminate() } }
+        #expect(try LogbookExecutable.run(["put", first, "entity/late", "name=Late"]).status == 0)
+        #expect(try sync(first).status == 0)
+        var arrived = false
+        for _ in 0..<100 where !arrived {
+            let read = try? await Self.request(
+                "http://127.0.0.1:\(port)/changes?since=0", token: "node-secret")
+            arrived = read?.body.contains("Late") == true
+            if !arrived { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(arrived, "the serving node did not take the pushed change")
+        kill(serving.processIdentifier, SIGTERM)
+        serving.waitUntilExit()
+        #expect(serving.terminationStatus == 0)
     }
 
     static func request(_ url: String, method: String = "GET", body: Data? = nil, token: String?)

@@ -76,7 +76,8 @@ import Testing
                         default:
                             if node.logbook.isTombstoned(id) { continue }
                             _ = try await node.logbook.insertOrUpdate(
-                                id, fields: [("a", .int(Int64(round))), ("b", .string("n\(index)"))])
+                                id,
+                                fields: [("a", .int(Int64(round))), ("b", .string("n\(index)"))])
                         }
                         written[index] += 1
                     }
@@ -283,5 +284,46 @@ import Testing
         return HubServerTests.Reply(
             status: Int(response.status.code), body: String(buffer: bytes),
             headers: response.headers)
+    }
+}
+
+extension HubReplicationTests {
+    /// Two hub processes on one database: a long poll waiting at one answers when a push
+    /// commits through the other, woken by PostgreSQL's notification — before the 1 s
+    /// re-read that stands in for a lost one.
+    @Test func aLongPollWakesWhenAnotherHubProcessMerges() async throws {
+        try await HubTestDatabase.withStore { store in
+            let stream = HubTestDatabase.freshStream()
+            let token = try await store.createToken(streams: [stream], readOnly: false)
+            let writing = try await HubServer(store: store).start()
+            let waiting = try await HubServer(store: store).start()
+            defer {
+                writing.stop()
+                waiting.stop()
+            }
+            try await Task.sleep(for: .milliseconds(300))  // both listen
+            let poll = Task {
+                let started = ContinuousClock.now
+                var request = HTTPClientRequest(
+                    url: waiting.url() + "/streams/\(stream)/log?from=0&wait_ms=10000")
+                request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+                let body = try await response.body.collect(upTo: 1 << 20)
+                return (
+                    response.headers.first(name: "Logbook-Batch-Count"), body.readableBytes,
+                    ContinuousClock.now - started
+                )
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let posted = try await HubServerTests.send(
+                writing, "/streams/\(stream)/changes", method: .POST,
+                body:
+                    #"[{"record_id":"a","col_name":"v","value":1,"col_version":1,"db_version":1,"node_id":3,"local_db_version":1}]"#,
+                token: token)
+            #expect(posted.status == 200, "\(posted.body)")
+            let (batchCount, bytes, waited) = try await poll.value
+            #expect(batchCount == "1" && bytes > 0)
+            #expect(waited < .milliseconds(950), "the poll waited \(waited): no notification")
+        }
     }
 }

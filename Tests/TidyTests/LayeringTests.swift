@@ -47,7 +47,7 @@ import Testing
         "logbook": [
             "Foundation", "ArgumentParser", "Logging", "Logbook", "LogbookCRDT", "LogbookStorage",
             "LogbookViews", "LogbookShipping", "LogbookNode", "LogbookBench", "LogbookWorkloads",
-            "LogbookHub",
+            "LogbookHub", "AsyncHTTPClient",
         ],
     ]
 

@@ -102,7 +102,7 @@ public struct PushSession: Sendable {
     private func storedBatches(from cursor: UInt64) throws(LogbookError) -> ShippedBatches? {
         do {
             return try logbook.storedBatches(from: cursor, maxBytes: options.bytesPerPush)
-        } catch where error.code == .snapshotRequired {
+        } catch  where error.code == .snapshotRequired {
             return nil
         }
     }

@@ -46,7 +46,9 @@ public enum ShippedBatchReader {
 
     /// `changes(in:from:)` with each change's offset.
     public static func changesWithOffsets(in bytes: [UInt8], from offset: UInt64)
-        throws(ShippingFormatError) -> (changes: [(UInt64, Change<String, String, Value>)], nextOffset: UInt64)
+        throws(ShippingFormatError) -> (
+            changes: [(UInt64, Change<String, String, Value>)], nextOffset: UInt64
+        )
     {
         var changes: [(UInt64, Change<String, String, Value>)] = []
         let end = try forEachChange(in: bytes, from: offset) { changes.append(($0, $1)) }
@@ -89,7 +91,11 @@ public enum ShippedBatchReader {
     /// The base offset of the first batch in `bytes`, when its header decodes.
     public static func firstBaseOffset(in bytes: [UInt8]) -> UInt64? {
         bytes.withUnsafeBytes { body in
-            if case .success(let header) = BatchHeader.decode(body) { header.baseOffset } else { nil }
+            if case .success(let header) = BatchHeader.decode(body) {
+                header.baseOffset
+            } else {
+                nil
+            }
         }
     }
 
