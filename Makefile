@@ -3,12 +3,18 @@
 
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
-.PHONY: demo test lint deps bench bench-hub benchmarks fuzz docs
+.PHONY: demo demo-hub test lint deps bench bench-hub benchmarks fuzz docs
 
 # The demo measures throughput, so it runs an optimized build.
 demo: deps
 	swift build -c release --product logbook
 	.build/release/logbook demo
+
+# Five nodes syncing through two hub processes on a throwaway PostgreSQL
+# (scripts/demo-hub.sh; installs Debian's postgresql when missing).
+demo-hub: deps
+	swift build -c release --product logbook
+	bash scripts/demo-hub.sh
 
 # The hub's tests need PostgreSQL: scripts/with-postgres.sh starts a throwaway server (and
 # installs Debian's postgresql when missing) unless LOGBOOK_TEST_POSTGRES_URL names one.

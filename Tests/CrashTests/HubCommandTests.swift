@@ -186,3 +186,29 @@ struct HubCommandTests {
         )
     }
 }
+
+extension HubCommandTests {
+    /// `make demo-hub`'s script, on the debug binary and the test database: five nodes and
+    /// two hub processes end with one state, and the script says so.
+    @Test func theHubDemoConverges() throws {
+        guard let executable = LogbookExecutable.built() else { return }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [root.appendingPathComponent("scripts/demo-hub.sh").path]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "LOGBOOK": executable.path
+        ]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(
+            decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text.suffix(3000))")
+        #expect(text.contains("Converged: five nodes"), "\(text.suffix(3000))")
+        #expect(text.contains("entity/doomed") && text.contains("deleted"))
+    }
+}
