@@ -27,6 +27,7 @@ public final class HubChangeNotifier: Service, @unchecked Sendable {
     private var generations: [Int64: UInt64] = [:]
     private var waiters: [Int64: [UUID: CheckedContinuation<Void, Never>]] = [:]
     private var listening = false
+    private var listenings: UInt64 = 0
 
     /// A notifier listening through `client`'s pool (it holds one connection while it runs).
     public init(client: PostgresClient, logger: Logger) {
@@ -43,7 +44,7 @@ public final class HubChangeNotifier: Service, @unchecked Sendable {
                 do {
                     try await client.withConnection { connection in
                         try await connection.listen(on: Self.channel) { notifications in
-                            self.setListening(true)
+                            self.startListening()
                             for try await notification in notifications {
                                 if let stream = Int64(notification.payload) { self.bump(stream) }
                             }
@@ -62,9 +63,11 @@ public final class HubChangeNotifier: Service, @unchecked Sendable {
         setListening(false)
     }
 
-    /// The count of merges into `stream` this process has heard of.
+    /// A count that moves with every merge into `stream` this process hears of, and with
+    /// every start of listening (merges may have gone unheard before it): a read begun
+    /// after the count reached G has seen every merge the count covers.
     func generation(of stream: Int64) -> UInt64 {
-        lock.withLock { generations[stream] ?? 0 }
+        lock.withLock { listenings &+ (generations[stream] ?? 0) }
     }
 
     /// Returns when a merge into `stream` is heard of after `generation`, or after at most
@@ -95,13 +98,26 @@ public final class HubChangeNotifier: Service, @unchecked Sendable {
         lock.withLock { listening = value }
     }
 
+    /// Listening (again): every stream's count moves, and every waiter re-reads.
+    private func startListening() {
+        let woken = lock.withLock {
+            listening = true
+            listenings &+= 1
+            defer { waiters.removeAll() }
+            return waiters.values.flatMap(\.values)
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
     private func register(
         _ continuation: CheckedContinuation<Void, Never>, id: UUID, stream: Int64,
         after generation: UInt64
     ) {
         let resumeNow = lock.withLock {
             // Already moved, or cancelled before registering (the handler found nothing).
-            if (generations[stream] ?? 0) > generation || Task.isCancelled { return true }
+            if listenings &+ (generations[stream] ?? 0) > generation || Task.isCancelled {
+                return true
+            }
             waiters[stream, default: [:]][id] = continuation
             return false
         }

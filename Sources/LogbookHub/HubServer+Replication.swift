@@ -56,9 +56,7 @@ extension HubServer {
         let deadline = ContinuousClock.now + wait
         // The merge count first, then the read: a merge committed after the read moves it.
         var generation = notifier.generation(of: stream.id)
-        var batches = try await mapped {
-            try await store.batches(in: stream, from: from, maxBytes: maxBytes)
-        }
+        var batches = try await batches(in: stream, from: from, maxBytes: maxBytes, generation)
         // A long poll: wait for a merge into the stream, then read again, while nothing is
         // new and the wait lasts.
         while batches.batchCount == 0, ContinuousClock.now < deadline,
@@ -67,9 +65,8 @@ extension HubServer {
             await notifier.waitForMerge(
                 into: stream.id, after: generation, timeout: deadline - ContinuousClock.now)
             generation = notifier.generation(of: stream.id)
-            batches = try await mapped {
-                try await store.batches(in: stream, from: from, maxBytes: maxBytes)
-            }
+            batches = try await self.batches(
+                in: stream, from: from, maxBytes: maxBytes, generation)
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
@@ -79,6 +76,20 @@ extension HubServer {
         return Response(
             status: .ok, headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: batches.bytes)))
+    }
+
+    /// The stream's batches from `from`, read at merge count `generation` or later: shared
+    /// with other followers at the same offset while notifications arrive, read afresh
+    /// while they do not (the count may not have moved with a merge then).
+    private func batches(
+        in stream: HubStream, from: UInt64, maxBytes: Int, _ generation: UInt64
+    ) async throws -> FetchedBatches {
+        let read: @Sendable () async throws -> FetchedBatches = { [store] in
+            try await store.batches(in: stream, from: from, maxBytes: maxBytes)
+        }
+        guard notifier.isListening else { return try await mapped(read) }
+        let key = HubReadCache.PageKey(stream: stream.id, offset: from, maxBytes: maxBytes)
+        return try await mapped { try await cache.batches(key, generation: generation, read: read) }
     }
 
     private func snapshot(_ request: Request, stream name: String) async throws -> Response {

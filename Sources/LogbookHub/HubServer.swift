@@ -54,6 +54,8 @@ public struct HubServer: Sendable {
     let configuration: Configuration
     /// Wakes long polls; runs beside the server.
     let notifier: HubChangeNotifier
+    /// Grants and shared answers.
+    let cache = HubReadCache()
 
     /// A server answering from `store`.
     public init(store: HubStore, configuration: Configuration = Configuration()) {
@@ -185,7 +187,10 @@ public struct HubServer: Sendable {
     {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
             let granted = try await mapped({
-                try await store.grant(for: String(header.dropFirst(7)), stream: name)
+                let token = String(header.dropFirst(7))
+                return try await cache.grant(token: token, stream: name) {
+                    try await store.grant(for: token, stream: name)
+                }
             })
         else {
             throw HTTPError(
