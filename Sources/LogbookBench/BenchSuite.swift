@@ -42,6 +42,12 @@ public struct BenchSuite: Sendable {
     public var syncedOperations: Int
     /// hub: the PostgreSQL to measure against (a throwaway one: the suite writes streams).
     public var postgres: String?
+    /// hub: simulated nodes following one stream for the lag figure.
+    public var followers = 1000
+    /// hub: Logbook nodes writing at once for the convergence figure.
+    public var hubWriters = 100
+    /// hub: seconds of pushing for the lag figure.
+    public var hubFollowSeconds = 10
     /// hub: changes per push.
     public var pushChanges = 1000
     /// Scratch directory; replaced while the suite runs and removed afterwards.
@@ -121,10 +127,20 @@ public struct BenchSuite: Sendable {
             database.configuration.options.maximumConnections =
                 (HubBenchmark.pusherCounts.max() ?? 1) + 4
             let total = changes ?? 200_000
-            let figures = try await HubBenchmark(
+            database.configuration.options.maximumConnections = max(
+                database.configuration.options.maximumConnections, 24)
+            var figures = try await HubBenchmark(
                 database: database, changes: total, pushChanges: pushChanges, runs: runs,
                 progress: progress
             ).run()
+            let (followers, writers, seconds) = (followers, hubWriters, hubFollowSeconds)
+            figures += try await database.withClient(logger: HubBenchmark.logger) { client in
+                try await HubFollowBenchmark(
+                    store: HubStore(client: client, logger: HubBenchmark.logger),
+                    followers: followers, writers: writers, followSeconds: seconds,
+                    progress: progress
+                ).run()
+            }
             return (
                 figures,
                 "hub: \(total) changes per figure into one stream, pushes of \(pushChanges); median of \(runs) runs"

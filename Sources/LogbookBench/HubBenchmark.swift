@@ -21,12 +21,15 @@ struct HubBenchmark {
 
     static let pusherCounts = [1, 8, 64]
 
+    /// Errors only: the figures are the output.
+    static let logger = {
+        var logger = Logger(label: "logbook.bench.hub")
+        logger.logLevel = .error
+        return logger
+    }()
+
     func run() async throws -> [BenchFigure] {
-        let logger = {
-            var logger = Logger(label: "logbook.bench.hub")
-            logger.logLevel = .error
-            return logger
-        }()
+        let logger = Self.logger
         _ = try await database.migrate(logger: logger)
         return try await database.withClient(logger: logger) { client in
             try await figures(HubStore(client: client, logger: logger), client)

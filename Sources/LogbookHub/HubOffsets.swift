@@ -4,28 +4,29 @@
 /// of one version's rows, `V << 16 | n`, or the start of one, `V << 16`; both name the
 /// versions a reader has seen in full. A version holds at most `HubStore.pushChangesMax`
 /// rows (50,000 < 2^16), and 48 bits of versions outlast any stream.
-enum HubOffsets {
-    static let indexBits: UInt64 = 16
+public enum HubOffsets {
+    /// Bits of an offset that hold the index in a version.
+    public static let indexBits: UInt64 = 16
     /// The most rows one version may hold.
-    static let rowsPerVersionMax: UInt64 = 1 << indexBits
+    public static let rowsPerVersionMax: UInt64 = 1 << indexBits
     /// Versions above this have no offset.
-    static let versionMax: UInt64 = (1 << (64 - indexBits)) - 1
+    public static let versionMax: UInt64 = (1 << (64 - indexBits)) - 1
 
     /// The highest version every change at or below which a reader at `offset` has seen.
-    static func since(_ offset: UInt64) -> UInt64 {
+    public static func since(_ offset: UInt64) -> UInt64 {
         let version = offset >> indexBits
         let startsVersion = offset & (rowsPerVersionMax - 1) == 0
         return startsVersion ? (version == 0 ? 0 : version - 1) : version
     }
 
     /// The offset of the change at `index` in `version`; nil when either is out of range.
-    static func offset(version: UInt64, index: UInt64) -> UInt64? {
+    public static func offset(version: UInt64, index: UInt64) -> UInt64? {
         guard version <= versionMax, index < rowsPerVersionMax else { return nil }
         return version << indexBits | index
     }
 
     /// The offset of a reader that has seen every version up to `version` in full.
-    static func after(version: UInt64) -> UInt64 {
+    public static func after(version: UInt64) -> UInt64 {
         (min(version, versionMax - 1) + 1) << indexBits
     }
 }

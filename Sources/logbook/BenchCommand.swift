@@ -53,6 +53,8 @@ struct BenchCommand: AsyncParsableCommand {
     var syncedOperations = 2000
     @Option(help: "hub: the PostgreSQL URL to measure against (its data is written to).")
     var postgres: String?
+    @Option(help: "hub: simulated nodes following one stream (lag figure).")
+    var followers = 1000
     @Option(help: "Scratch directory (removed afterwards).")
     var directory = "logbook-bench"
     @Flag(help: "Print one JSON document instead of tables.")
@@ -62,17 +64,18 @@ struct BenchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (records ?? 1) > 0, (changes ?? 1) > 0, runs > 0, writers > 0, syncedOperations > 0,
-            entities > 0, queries > 0, rate > 0, seconds > 0, seconds.isFinite
+            entities > 0, queries > 0, rate > 0, seconds > 0, seconds.isFinite, followers > 0
         else {
             throw ValidationError("sizes, --rate and --seconds must be positive")
         }
     }
 
     func run() async throws {
-        let benchmark = BenchSuite(
+        var benchmark = BenchSuite(
             kind: suite, records: records, changes: changes, entities: entities, queries: queries,
             rate: rate, seconds: seconds, runs: runs, writers: writers,
             syncedOperations: syncedOperations, directory: directory, postgres: postgres)
+        benchmark.followers = followers
         let showProgress = ProgressBar.isTerminal && !json
         let report = try await benchmark.run { step in
             guard showProgress else { return }

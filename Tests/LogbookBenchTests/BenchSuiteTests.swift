@@ -74,8 +74,12 @@ extension BenchSuiteTests {
         suite.changes = 6400
         suite.pushChanges = 100
         suite.runs = 1
+        (suite.followers, suite.hubWriters, suite.hubFollowSeconds) = (20, 5, 1)
         let report = try await suite.run()
         let names = report.figures.map(\.name)
+        let lag = try #require(report.figures.first { $0.name.hasPrefix("lag") }, "\(names)")
+        #expect(lag.latency != nil && lag.note.contains(", 0 pairs not covered"), "\(lag.note)")
+        #expect(names.contains("5 nodes writing at once converge"), "\(names)")
         #expect(names.filter { $0.hasPrefix("ingest, new cells") }.count == 3, "\(names)")
         #expect(report.figures.contains { $0.system == "ceiling" })
         #expect(names.contains { $0.hasPrefix("pull") })

@@ -1,0 +1,239 @@
+import AsyncHTTPClient
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookHub
+import LogbookShipping
+import NIOCore
+import Synchronization
+
+/// The hub serving many nodes at once, in-process on loopback: `followers` simulated nodes
+/// long-polling one stream while one node pushes `rate` changes a second (the lag from a
+/// push being sent to each follower's answer covering it), and `writers` Logbook nodes
+/// writing at once through `HubLink` (how long after the last write every node holds the
+/// same state). The hub, the simulated nodes and PostgreSQL share the machine.
+struct HubFollowBenchmark {
+    let store: HubStore
+    let followers: Int
+    let writers: Int
+    /// Seconds of pushing while followers follow.
+    let followSeconds: Int
+    let progress: (String) -> Void
+
+    /// Changes pushed per second while followers follow, in pushes every 10 ms.
+    static let rate = 10_000
+    /// Changes each writing node writes, one every 20 ms.
+    static let writesPerNode = 100
+
+    func run() async throws -> [BenchFigure] {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: max(followers, writers * 2) + 8)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let server = try await HubServer(store: store).start()
+        var figures: [BenchFigure] = []
+        do {
+            progress("hub lag, \(followers) followers")
+            figures.append(try await lag(server, client))
+            progress("hub convergence, \(writers) writing nodes")
+            figures.append(try await convergence(server, client))
+        } catch {
+            server.stop()
+            try? await client.shutdown()
+            throw error
+        }
+        server.stop()
+        try await client.shutdown()
+        return figures
+    }
+
+    private func newStream(_ label: String) async throws -> (url: String, token: String) {
+        let name = "bench-\(label)-\(UUID().uuidString.prefix(8))"
+        return (name, try await store.createToken(streams: [name], readOnly: false))
+    }
+
+    // MARK: Lag
+
+    /// When one follower's answers moved its cursor: the version it had then seen in full.
+    typealias Arrival = (version: UInt64, at: ContinuousClock.Instant)
+
+    private func lag(_ server: RunningServer, _ client: HTTPClient) async throws -> BenchFigure {
+        let (name, token) = try await newStream("follow")
+        let base = server.url() + "/streams/" + name
+        let stopped = StopFlag()
+        let arrivals = try await withThrowingTaskGroup(of: [Arrival].self) { group in
+            for _ in 0..<followers {
+                group.addTask {
+                    try await Self.follow(base, token: token, client: client, until: stopped)
+                }
+            }
+            // Every follower has a poll waiting before the first push.
+            try await Task.sleep(for: .milliseconds(1000 + followers))
+            let sent = try await Self.push(
+                base, token: token, client: client, seconds: followSeconds)
+            try await Task.sleep(for: .seconds(2))  // the last answers arrive
+            stopped.stop()
+            var all: [[Arrival]] = []
+            for try await followed in group { all.append(followed) }
+            return (sent, all)
+        }
+        let (sent, followed) = arrivals
+        var lags = LatencyRecorder()
+        var missed = 0
+        for arrivals in followed {
+            var next = arrivals.startIndex
+            for (version, at) in sent {
+                while next < arrivals.endIndex, arrivals[next].version < version { next += 1 }
+                guard next < arrivals.endIndex else {
+                    missed += 1
+                    continue
+                }
+                lags.record(arrivals[next].at - at)
+            }
+        }
+        let pushed = sent.count * (Self.rate / 100)
+        return BenchFigure(
+            system: "Hub",
+            name: "lag, one pusher to \(followers) following nodes at \(Self.rate) changes/s",
+            changesPerSecond: Double(pushed) / Double(followSeconds),
+            latency: lags.percentiles(),
+            note:
+                "push sent → a follower's answer covering it, every (push, follower) pair; \(sent.count) pushes of \(Self.rate / 100), \(missed) pairs not covered; followers read headers only"
+        )
+    }
+
+    /// One simulated node: long polls from its cursor until `stopped`, noting each move.
+    private static func follow(
+        _ base: String, token: String, client: HTTPClient, until stopped: StopFlag
+    ) async throws -> [Arrival] {
+        var arrivals: [Arrival] = []
+        var offset: UInt64 = 0
+        while !stopped.isStopped {
+            var request = HTTPClientRequest(
+                url: "\(base)/log?from=\(offset)&max_bytes=4194304&wait_ms=1000")
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            let response = try await client.execute(request, timeout: .seconds(30))
+            _ = try await response.body.collect(upTo: 64 << 20)
+            guard response.status == .ok,
+                let next = response.headers.first(name: ShippingHeaders.nextOffset).flatMap(
+                    UInt64.init)
+            else { throw ReplicationError(message: "follower: \(response.status)") }
+            if next != offset {
+                arrivals.append((HubOffsets.since(next), .now))
+                offset = next
+            }
+        }
+        return arrivals
+    }
+
+    /// Pushes `rate / 100` changes every 10 ms for `seconds`, as shipped batches; returns
+    /// each push's version and when it was sent.
+    private static func push(_ base: String, token: String, client: HTTPClient, seconds: Int)
+        async throws -> [Arrival]
+    {
+        let replica = CRDT<String, String, Value>(nodeId: 1)
+        let ticks = seconds * 100
+        let bodies = (0..<ticks).map { tick in
+            var writer = ShippedBatchWriter()
+            for index in 0..<(rate / 100) {
+                for change in replica.insertOrUpdate(
+                    "r\(index)", fields: [("v", .int(Int64(tick)))])
+                {
+                    writer.add(change, at: UInt64(writer.changeCount))
+                }
+            }
+            return writer.finish()
+        }
+        var sent: [Arrival] = []
+        let started = ContinuousClock.now
+        for (tick, body) in bodies.enumerated() {
+            try await Task.sleep(until: started + .milliseconds(10 * tick))
+            let at = ContinuousClock.now
+            var request = HTTPClientRequest(url: "\(base)/log")
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            request.body = .bytes(ByteBuffer(bytes: body))
+            let response = try await client.execute(request, timeout: .seconds(30))
+            let answer = try await response.body.collect(upTo: 1 << 16)
+            struct Receipt: Decodable { var hub_version: UInt64 }
+            let receipt = try JSONDecoder().decode(
+                Receipt.self, from: Data(answer.readableBytesView))
+            sent.append((receipt.hub_version, at))
+        }
+        return sent
+    }
+
+    // MARK: Convergence
+
+    private func convergence(_ server: RunningServer, _ client: HTTPClient) async throws
+        -> BenchFigure
+    {
+        let (name, token) = try await newStream("converge")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "logbook-bench-converge-\(UUID().uuidString.prefix(8))"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let nodes = try (1...writers).map { id in
+            try Logbook.open(directory: "\(root)/node\(id)", nodeId: UInt64(id))
+        }
+        defer { for node in nodes { try? node.close() } }
+        let links = try nodes.map { node in
+            try HubLink(
+                logbook: node, hub: server.url(), stream: name, token: token,
+                ledger: PeerLedger(for: node), client: client)
+        }
+        let syncing = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for link in links { group.addTask { await link.run(wait: .seconds(5)) } }
+            }
+        }
+        defer { syncing.cancel() }
+        let started = ContinuousClock.now
+        let written = try await withThrowingTaskGroup(of: [Change<String, String, Value>].self) {
+            group in
+            for node in nodes {
+                group.addTask {
+                    var mine: [Change<String, String, Value>] = []
+                    for index in 0..<Self.writesPerNode {
+                        // Half the records are shared by every node: conflicts to resolve.
+                        let id =
+                            index % 2 == 0 ? "shared-\(index % 40)" : "\(node.nodeId)-\(index)"
+                        mine += try await node.insertOrUpdate(
+                            id, fields: [("v", .int(Int64(index)))])
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                    return mine
+                }
+            }
+            var all: [Change<String, String, Value>] = []
+            for try await mine in group { all += mine }
+            return all
+        }
+        let writesEnded = ContinuousClock.now
+        let reference = CRDT<String, String, Value>(nodeId: UInt64.max)
+        reference.mergeChanges(written)
+        let expected = StateDigest(of: reference)
+        let deadline = writesEnded + .seconds(120)
+        while nodes.contains(where: { $0.stateDigest() != expected }) {
+            guard ContinuousClock.now < deadline else {
+                throw ReplicationError(message: "\(writers) nodes did not converge in 120 s")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let converged = ContinuousClock.now - writesEnded
+        return BenchFigure(
+            system: "Hub", name: "\(writers) nodes writing at once converge",
+            changesPerSecond: Double(written.count) / (writesEnded - started).seconds,
+            note:
+                "all \(writers) digests equal \(String(format: "%.3f", converged.seconds)) s after the last write; \(Self.writesPerNode) writes per node, one per 20 ms, half to 20 shared records"
+        )
+    }
+}
+
+/// Tells the simulated followers to stop after their current poll.
+final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isStopped: Bool { flag.load(ordering: .relaxed) }
+    func stop() { flag.store(true, ordering: .relaxed) }
+}
