@@ -17,7 +17,7 @@ public final class HubChangeNotifier: Service, @unchecked Sendable {
     /// The channel merges notify on.
     static let channel = "logbook_hub"
     /// How often a waiter re-reads while notifications arrive.
-    let pollWhileListening = Duration.seconds(1)
+    let pollWhileListening: Duration
     /// How often a waiter re-reads while the listening connection is down.
     let pollWhileDeaf = Duration.milliseconds(50)
 
@@ -29,10 +29,14 @@ public final class HubChangeNotifier: Service, @unchecked Sendable {
     private var listening = false
     private var listenings: UInt64 = 0
 
-    /// A notifier listening through `client`'s pool (it holds one connection while it runs).
-    public init(client: PostgresClient, logger: Logger) {
+    /// A notifier listening through `client`'s pool (it holds one connection while it runs),
+    /// whose waiters re-read every `pollWhileListening` even when nothing was heard.
+    public init(
+        client: PostgresClient, logger: Logger, pollWhileListening: Duration = .seconds(1)
+    ) {
         self.client = client
         self.logger = logger
+        self.pollWhileListening = pollWhileListening
     }
 
     /// Listens until cancelled or graceful shutdown; reconnects after failures, waiting

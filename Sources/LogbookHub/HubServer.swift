@@ -41,6 +41,9 @@ public struct HubServer: Sendable {
         public var changesPerResponseMax = 200_000
         /// The largest answer to `GET log`, in stored bytes (whole versions: at least one).
         public var responseBytesMax = 4 << 20
+        /// How often a waiting long poll reads again even when no merge was heard of (a
+        /// notification lost while the database restarted costs at most this).
+        public var unheardMergeInterval = Duration.seconds(1)
         /// The longest a `GET log` long poll waits.
         public var logWaitMax = Duration.seconds(30)
         /// Where `GET /metrics` reads its Prometheus text; without one it answers 404.
@@ -61,7 +64,9 @@ public struct HubServer: Sendable {
     public init(store: HubStore, configuration: Configuration = Configuration()) {
         self.store = store
         self.configuration = configuration
-        notifier = HubChangeNotifier(client: store.client, logger: store.logger)
+        notifier = HubChangeNotifier(
+            client: store.client, logger: store.logger,
+            pollWhileListening: configuration.unheardMergeInterval)
     }
 
     /// The Hummingbird application; `onRunning` receives the port it listens on.

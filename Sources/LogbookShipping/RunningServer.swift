@@ -1,11 +1,19 @@
 import Hummingbird
+import Logging
+import ServiceLifecycle
 
 /// A shipping server running in its own task, with the port it listens on.
+///
+/// It stops by graceful shutdown, never by cancelling its task: a cancelled server drops
+/// connections it accepted but had not yet served, and NIO traps on them ("Deinited
+/// NIOAsyncWriter without calling finish()", swift-nio issues 2813 and 3481).
 public struct RunningServer: Sendable {
     /// The port the server listens on.
     public let port: Int
-    /// The task running it; cancel it (or call `stop()`) to shut the server down.
+    /// The task running it.
     public let task: Task<Void, any Error>
+    /// The service group the server runs in: its graceful shutdown stops the server.
+    let group: ServiceGroup
 
     /// Whether it serves HTTPS.
     public let tls: Bool
@@ -15,13 +23,17 @@ public struct RunningServer: Sendable {
         "\(tls ? "https" : "http")://\(host):\(port)"
     }
 
-    /// Starts shutting the server down and returns at once.
-    public func stop() { task.cancel() }
+    /// Starts shutting the server down gracefully and returns at once.
+    public func stop() {
+        let group = group
+        Task { await group.triggerGracefulShutdown() }
+    }
 
-    /// Shuts the server down and returns once it has stopped listening (its port is free).
+    /// Shuts the server down gracefully and returns once it has stopped listening (its port
+    /// is free).
     public func stopAndWait() async {
-        task.cancel()
-        _ = try? await task.value  // a cancelled server ends with CancellationError or not at all
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
     }
 }
 
@@ -45,10 +57,16 @@ extension RunningServer {
     ) async throws -> RunningServer {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let application = try make { port in continuation.yield(port) }
+        var logger = Logger(label: "logbook.server")
+        logger.logLevel = .warning
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [application], gracefulShutdownSignals: [], logger: logger)
+        )
         let task = Task {
             // However the server ends, the wait below must end too.
             defer { continuation.finish() }
-            try await application.run()
+            try await group.run()
         }
         var listening: Int?
         for await bound in ports {
@@ -59,7 +77,7 @@ extension RunningServer {
             try await task.value
             throw ServerStartError(port: port)
         }
-        return RunningServer(port: bound, task: task, tls: tls)
+        return RunningServer(port: bound, task: task, group: group, tls: tls)
     }
 }
 

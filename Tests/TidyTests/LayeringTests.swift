@@ -26,7 +26,7 @@ import Testing
         "LogbookShipping": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "AsyncHTTPClient",
             "HTTPTypes", "Hummingbird", "HummingbirdCore", "HummingbirdTLS", "NIOCore",
-            "NIOHTTP1", "NIOPosix", "NIOSSL", "ServiceLifecycle", "Prometheus",
+            "NIOHTTP1", "NIOPosix", "NIOSSL", "ServiceLifecycle", "Prometheus", "Logging",
         ],
         "LogbookNode": [
             "Foundation", "Logbook", "LogbookShipping", "AsyncHTTPClient", "Logging",
@@ -41,7 +41,7 @@ import Testing
         "LogbookBench": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookWorkloads",
             "LogbookViews", "LogbookShipping", "GRDB", "LogbookHub", "PostgresNIO", "Logging",
-            "NIOCore",
+            "NIOCore", "AsyncHTTPClient", "Synchronization",
         ],
         // Parsing and printing: the work itself is in the libraries above.
         "logbook": [
