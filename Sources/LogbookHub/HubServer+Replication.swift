@@ -109,7 +109,7 @@ extension HubServer {
             page.changes, request: request, changesMax: Int.max)
         if let next = page.nextAfter {
             response.headers[Self.field(ShippingHeaders.snapshotAfter)] =
-                next.addingPercentEncoding(withAllowedCharacters: Self.unreservedASCII) ?? ""
+                next.addingPercentEncoding(withAllowedCharacters: ShippingServer.unreservedASCII) ?? ""
         }
         response.headers[Self.field(ShippingHeaders.nextOffset)] = String(page.covered)
         return response
@@ -151,8 +151,4 @@ extension HubServer {
     static func field(_ name: String) -> HTTPField.Name {
         HTTPField.Name(name) ?? .contentType  // the names are constants known to be valid
     }
-
-    /// RFC 3986's unreserved characters: all a percent-encoded header value keeps as is.
-    static let unreservedASCII = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }

@@ -232,7 +232,7 @@ public struct ShippingServer: Sendable {
     }
 
     /// RFC 3986's unreserved characters: all a percent-encoded header value keeps as is.
-    static let unreservedASCII = CharacterSet(
+    package static let unreservedASCII = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     private func mergeChanges(_ request: Request) async throws -> Response {
