@@ -109,7 +109,8 @@ extension HubServer {
             page.changes, request: request, changesMax: Int.max)
         if let next = page.nextAfter {
             response.headers[Self.field(ShippingHeaders.snapshotAfter)] =
-                next.addingPercentEncoding(withAllowedCharacters: ShippingServer.unreservedASCII) ?? ""
+                next.addingPercentEncoding(withAllowedCharacters: ShippingServer.unreservedASCII)
+                ?? ""
         }
         response.headers[Self.field(ShippingHeaders.nextOffset)] = String(page.covered)
         return response
