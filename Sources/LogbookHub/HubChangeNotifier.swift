@@ -57,7 +57,8 @@ public final class HubChangeNotifier: Service, @unchecked Sendable {
                 } catch {
                     if Task.isCancelled { break }
                     if isListening { backoff = .milliseconds(100) }  // it had worked: retry soon
-                    logger.warning("hub notifications: \(error); listening again in \(backoff)")
+                    let reason = (error as? PSQLError).map(HubDatabase.describe) ?? "\(error)"
+                    logger.warning("hub notifications: \(reason); listening again in \(backoff)")
                 }
                 setListening(false)
                 try? await Task.sleep(for: backoff)

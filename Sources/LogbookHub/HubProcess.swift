@@ -26,12 +26,17 @@ public enum HubProcess {
         let application = HubServer(store: store, configuration: configuration).application {
             port in onListening(port)
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [
-                    .init(service: client), .init(service: application, serviceName: "hub"),
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [
+                .init(service: client), .init(service: application, serviceName: "hub"),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // A request outlives neither its longest wait nor the database bound: past both, a
+        // stop no longer waits for it.
+        groupConfiguration.maximumGracefulShutdownDuration =
+            configuration.logWaitMax + configuration.databaseWaitMax + .seconds(5)
+        groupConfiguration.maximumCancellationDuration = .seconds(5)
+        let group = ServiceGroup(configuration: groupConfiguration)
         try await group.run()
     }
 }

@@ -48,6 +48,10 @@ public struct HubServer: Sendable {
         public var logWaitMax = Duration.seconds(30)
         /// Where `GET /metrics` reads its Prometheus text; without one it answers 404.
         public var metricsRegistry: PrometheusCollectorRegistry?
+        /// The longest a request waits for the database (a connection and its statements)
+        /// before it is answered 503; the pool itself would wait for as long as the database
+        /// is down.
+        public var databaseWaitMax = Duration.seconds(15)
 
         /// The defaults: loopback, a free port.
         public init() {}
@@ -146,7 +150,7 @@ public struct HubServer: Sendable {
             // pages here so one bound holds.
             var cursor = since
             repeat {
-                page = try await mapped {
+                page = try await mapped { [cursor] in
                     try await store.changes(in: stream, since: cursor, limit: 10_000)
                 }
                 changes += page.changes
@@ -208,9 +212,13 @@ public struct HubServer: Sendable {
     }
 
     /// Runs a store call, turning its errors into HTTP answers that say what to do.
-    func mapped<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
+    func mapped<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result)
+        async throws -> Result
+    {
         do {
-            return try await body()
+            return try await DatabaseDeadline.run(within: configuration.databaseWaitMax, body)
+        } catch let error as DatabaseDeadline.Exceeded {
+            throw HTTPError(.serviceUnavailable, message: "\(error); try again")
         } catch let error as HubError {
             switch error {
             case .invalidChange, .badStreamName, .badRequest:

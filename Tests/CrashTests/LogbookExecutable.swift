@@ -38,9 +38,11 @@ enum LogbookExecutable {
     }
 
     /// Runs `logbook arguments...` with optional standard input and extra environment
-    /// variables; waits for it.
+    /// variables; waits for it. With a `timeout`, a run still going then is killed (SIGKILL),
+    /// so a hung command fails its test instead of hanging the suite.
     static func run(
-        _ arguments: [String], input: String? = nil, environment: [String: String] = [:]
+        _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
+        timeout: Duration? = nil
     ) throws -> Output {
         guard let url else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
@@ -54,6 +56,14 @@ enum LogbookExecutable {
         let inputPipe = Pipe()
         process.standardInput = inputPipe
         try process.run()
+        let watchdog = timeout.map { limit in
+            let pid = process.processIdentifier
+            let item = DispatchWorkItem { kill(pid, SIGKILL) }
+            let seconds = Double(limit.components.seconds)
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item)
+            return item
+        }
+        defer { watchdog?.cancel() }
         if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
         try inputPipe.fileHandleForWriting.close()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()

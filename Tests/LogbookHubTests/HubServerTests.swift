@@ -5,6 +5,7 @@ import LogbookHub
 import LogbookShipping
 import NIOCore
 import NIOHTTP1
+import PostgresNIO
 import Testing
 
 // The HTTP hub: crdt-lite clients converge through a stream's JSON endpoints, tokens keep
@@ -160,6 +161,33 @@ import Testing
             #expect(ready.status == 200 && ready.body == "ready\n")
             #expect(try await Self.send(server, "/healthz", token: nil).status == 200)
             #expect(try await Self.send(server, "/metrics", token: nil).status == 404)
+        }
+    }
+}
+
+// A database that does not answer: requests get 503 within the hub's bound instead of
+// waiting in the pool for as long as the database is down. Needs no PostgreSQL.
+@Suite struct HubUnreachableDatabaseTests {
+    @Test func requestsAreAnswered503WithinTheDatabaseBound() async throws {
+        // A port nothing listens on: PostgreSQL's own, on a loopback address no server binds.
+        var database = try HubDatabase(url: "postgres://nobody@127.0.0.9:1/none?sslmode=disable")
+        database.configuration.options.connectTimeout = .seconds(60)
+        let client = PostgresClient(
+            configuration: database.configuration, backgroundLogger: HubTestDatabase.logger)
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await client.run() }
+            var configuration = HubServer.Configuration()
+            configuration.databaseWaitMax = .milliseconds(500)
+            let store = HubStore(client: client, logger: HubTestDatabase.logger)
+            let server = try await HubServer(store: store, configuration: configuration).start()
+            defer { server.stop() }
+            let started = ContinuousClock.now
+            let reply = try await HubServerTests.send(
+                server, "/streams/kitchen/changes?since=0", token: "lbh_whatever")
+            #expect(reply.status == 503, "\(reply.body)")
+            #expect(reply.body.contains("did not answer within"), "\(reply.body)")
+            #expect(ContinuousClock.now - started < .seconds(15))
+            group.cancelAll()
         }
     }
 }
