@@ -70,9 +70,10 @@ extension HubServer {
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
-        headers[Self.field(ShippingHeaders.durableOffset)] = String(batches.durableOffset)
-        headers[Self.field(ShippingHeaders.nextOffset)] = String(batches.nextOffset)
-        headers[Self.field(ShippingHeaders.batchCount)] = String(batches.batchCount)
+        headers[ShippingHeaders.field(ShippingHeaders.durableOffset)] = String(
+            batches.durableOffset)
+        headers[ShippingHeaders.field(ShippingHeaders.nextOffset)] = String(batches.nextOffset)
+        headers[ShippingHeaders.field(ShippingHeaders.batchCount)] = String(batches.batchCount)
         return Response(
             status: .ok, headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: batches.bytes)))
@@ -108,11 +109,11 @@ extension HubServer {
         var response = try ChangeJSONMessages.response(
             page.changes, request: request, changesMax: Int.max)
         if let next = page.nextAfter {
-            response.headers[Self.field(ShippingHeaders.snapshotAfter)] =
+            response.headers[ShippingHeaders.field(ShippingHeaders.snapshotAfter)] =
                 next.addingPercentEncoding(withAllowedCharacters: ShippingServer.unreservedASCII)
                 ?? ""
         }
-        response.headers[Self.field(ShippingHeaders.nextOffset)] = String(page.covered)
+        response.headers[ShippingHeaders.field(ShippingHeaders.nextOffset)] = String(page.covered)
         return response
     }
 
@@ -147,9 +148,5 @@ extension HubServer {
                     string:
                         #"{"received": \#(report.received), "accepted": \#(accepted), "hub_version": \#(report.hubVersion)}"#
                 )))
-    }
-
-    static func field(_ name: String) -> HTTPField.Name {
-        HTTPField.Name(name) ?? .contentType  // the names are constants known to be valid
     }
 }

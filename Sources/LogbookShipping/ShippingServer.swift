@@ -127,12 +127,14 @@ public struct ShippingServer: Sendable {
         metrics.shipped(bytes: batches.bytes.count, batches: batches.batchCount)
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
-        headers[field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
-        headers[field(ShippingHeaders.durableOffset)] = String(batches.durableOffset)
-        headers[field(ShippingHeaders.startOffset)] = String(batches.startOffset ?? 0)
-        headers[field(ShippingHeaders.nextOffset)] = String(batches.nextOffset)
-        headers[field(ShippingHeaders.batchCount)] = String(batches.batchCount)
-        headers[field(ShippingHeaders.epoch)] = String(batches.epoch ?? 0)
+        headers[ShippingHeaders.field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
+        headers[ShippingHeaders.field(ShippingHeaders.durableOffset)] = String(
+            batches.durableOffset)
+        headers[ShippingHeaders.field(ShippingHeaders.startOffset)] = String(
+            batches.startOffset ?? 0)
+        headers[ShippingHeaders.field(ShippingHeaders.nextOffset)] = String(batches.nextOffset)
+        headers[ShippingHeaders.field(ShippingHeaders.batchCount)] = String(batches.batchCount)
+        headers[ShippingHeaders.field(ShippingHeaders.epoch)] = String(batches.epoch ?? 0)
         return Response(
             status: .ok, headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: batches.bytes)))
@@ -176,7 +178,7 @@ public struct ShippingServer: Sendable {
         }
         var response = try jsonChanges(page.changes, request)
         if let next = page.nextAfter {
-            response.headers[field(ShippingHeaders.snapshotAfter)] =
+            response.headers[ShippingHeaders.field(ShippingHeaders.snapshotAfter)] =
                 next.addingPercentEncoding(withAllowedCharacters: Self.unreservedASCII) ?? ""
         }
         addPosition(covering: page.covered, epoch: page.epoch ?? 0, to: &response)
@@ -186,9 +188,9 @@ public struct ShippingServer: Sendable {
     /// The position a snapshot leaves its receiver at: it covers every offset below
     /// `covered`, in `epoch` (of the record before it), from this node.
     private func addPosition(covering covered: UInt64, epoch: UInt64, to response: inout Response) {
-        response.headers[field(ShippingHeaders.nextOffset)] = String(covered)
-        response.headers[field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
-        response.headers[field(ShippingHeaders.epoch)] = String(epoch)
+        response.headers[ShippingHeaders.field(ShippingHeaders.nextOffset)] = String(covered)
+        response.headers[ShippingHeaders.field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
+        response.headers[ShippingHeaders.field(ShippingHeaders.epoch)] = String(epoch)
     }
 
     private func changes(_ request: Request) async throws -> Response {
@@ -210,7 +212,7 @@ public struct ShippingServer: Sendable {
         }
         var response = try jsonChanges(page.changes, request)
         if let next = page.nextSince {
-            response.headers[field(ShippingHeaders.nextSince)] = String(next)
+            response.headers[ShippingHeaders.field(ShippingHeaders.nextSince)] = String(next)
         }
         return response
     }
@@ -294,9 +296,6 @@ public struct ShippingServer: Sendable {
         }
     }
 
-    private func field(_ name: String) -> HTTPField.Name {
-        HTTPField.Name(name) ?? .contentType  // the names are constants known to be valid
-    }
 }
 
 /// Refuses every request without the node's bearer token (401).
