@@ -74,6 +74,28 @@ struct HubCommandTests {
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
     }
 
+    /// Migrates the database at `url` and makes, with the command line, a new stream named
+    /// `label-XXXXXXXX`, a scratch directory (the caller removes it) and a file in it
+    /// holding a token for the stream.
+    static func scratchStream(url: String, label: String) throws -> (
+        stream: String, directory: String, tokenFile: String
+    ) {
+        #expect(try LogbookExecutable.run(["hub", "migrate", "--postgres", url]).status == 0)
+        let stream = "\(label)-\(UUID().uuidString.prefix(8))"
+        let created = try LogbookExecutable.run([
+            "hub", "token", "create", "--postgres", url, "--stream", stream,
+        ])
+        #expect(created.status == 0, "\(created.standardError)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "logbook-hub-\(stream)"
+        ).path
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true)
+        let tokenFile = directory + "/hub-token"
+        try created.standardOutput.write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        return (stream, directory, tokenFile)
+    }
+
     /// Starts `logbook hub serve` on a free-looking port and waits until it is ready.
     static func startHub(_ executable: URL, url: String) async throws -> (Process, String) {
         let port = Int.random(in: 20_000..<50_000)
@@ -101,19 +123,8 @@ struct HubCommandTests {
     @Test func nodesSyncThroughAServedHubFromTheCommandLine() async throws {
         guard let executable = LogbookExecutable.built() else { return }
         let url = try #require(ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_URL"])
-        #expect(try LogbookExecutable.run(["hub", "migrate", "--postgres", url]).status == 0)
-        let stream = "cli-\(UUID().uuidString.prefix(8))"
-        let created = try LogbookExecutable.run([
-            "hub", "token", "create", "--postgres", url, "--stream", stream,
-        ])
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "logbook-hub-cli-\(UUID().uuidString.prefix(8))"
-        ).path
-        try FileManager.default.createDirectory(
-            atPath: directory, withIntermediateDirectories: true)
+        let (stream, directory, tokenFile) = try Self.scratchStream(url: url, label: "cli")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let tokenFile = directory + "/hub-token"
-        try created.standardOutput.write(toFile: tokenFile, atomically: true, encoding: .utf8)
         let (hub, base) = try await Self.startHub(executable, url: url)
         defer { if hub.isRunning { hub.terminate() } }
         let (first, second) = (directory + "/a", directory + "/b")

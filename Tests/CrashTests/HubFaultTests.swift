@@ -21,19 +21,9 @@ struct HubFaultTests {
         let cluster = try PrivateCluster(bin: bin)
         defer { cluster.stop() }
         let url = cluster.url
-        #expect(try LogbookExecutable.run(["hub", "migrate", "--postgres", url]).status == 0)
-        let stream = "faults-\(UUID().uuidString.prefix(8))"
-        let created = try LogbookExecutable.run([
-            "hub", "token", "create", "--postgres", url, "--stream", stream,
-        ])
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "logbook-hub-faults-\(UUID().uuidString.prefix(8))"
-        ).path
-        try FileManager.default.createDirectory(
-            atPath: directory, withIntermediateDirectories: true)
+        let (stream, directory, tokenFile) = try HubCommandTests.scratchStream(
+            url: url, label: "faults")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let tokenFile = directory + "/token"
-        try created.standardOutput.write(toFile: tokenFile, atomically: true, encoding: .utf8)
 
         var hubs: [(process: Process, url: String)] = []
         for _ in 0..<3 { hubs.append(try await HubCommandTests.startHub(executable, url: url)) }
