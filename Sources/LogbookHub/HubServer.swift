@@ -107,7 +107,11 @@ public struct HubServer: Sendable {
 
     private func readiness() async throws -> Response {
         do {
-            try await store.checkSchema()
+            // Bounded like every request: a probe must hear "not ready", not wait for as long
+            // as the database is down.
+            try await DatabaseDeadline.run(within: configuration.databaseWaitMax) {
+                [store] in try await store.checkSchema()
+            }
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ready\n")))
         } catch {
             return Response(

@@ -168,7 +168,7 @@ import Testing
 // A database that does not answer: requests get 503 within the hub's bound instead of
 // waiting in the pool for as long as the database is down. Needs no PostgreSQL.
 @Suite struct HubUnreachableDatabaseTests {
-    @Test func requestsAreAnswered503WithinTheDatabaseBound() async throws {
+    @Test func requestsAndReadinessAreAnswered503WithinTheDatabaseBound() async throws {
         // A port nothing listens on: PostgreSQL's own, on a loopback address no server binds.
         var database = try HubDatabase(url: "postgres://nobody@127.0.0.9:1/none?sslmode=disable")
         database.configuration.options.connectTimeout = .seconds(60)
@@ -187,6 +187,12 @@ import Testing
             #expect(reply.status == 503, "\(reply.body)")
             #expect(reply.body.contains("did not answer within"), "\(reply.body)")
             #expect(ContinuousClock.now - started < .seconds(15))
+            // The readiness probe too: "not ready" within the bound, not a hung probe.
+            let probed = ContinuousClock.now
+            let readiness = try await HubServerTests.send(server, "/readyz", token: nil)
+            #expect(readiness.status == 503, "\(readiness.body)")
+            #expect(readiness.body.contains("did not answer within"), "\(readiness.body)")
+            #expect(ContinuousClock.now - probed < .seconds(15))
             group.cancelAll()
         }
     }
