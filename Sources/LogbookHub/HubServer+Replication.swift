@@ -70,10 +70,10 @@ extension HubServer {
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
-        headers[ShippingHeaders.field(ShippingHeaders.durableOffset)] = String(
+        headers[.logbookDurableOffset] = String(
             batches.durableOffset)
-        headers[ShippingHeaders.field(ShippingHeaders.nextOffset)] = String(batches.nextOffset)
-        headers[ShippingHeaders.field(ShippingHeaders.batchCount)] = String(batches.batchCount)
+        headers[.logbookNextOffset] = String(batches.nextOffset)
+        headers[.logbookBatchCount] = String(batches.batchCount)
         return Response(
             status: .ok, headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: batches.bytes)))
@@ -109,11 +109,11 @@ extension HubServer {
         var response = try ChangeJSONMessages.response(
             page.changes, request: request, changesMax: Int.max)
         if let next = page.nextAfter {
-            response.headers[ShippingHeaders.field(ShippingHeaders.snapshotAfter)] =
+            response.headers[.logbookSnapshotAfter] =
                 next.addingPercentEncoding(withAllowedCharacters: ShippingServer.unreservedASCII)
                 ?? ""
         }
-        response.headers[ShippingHeaders.field(ShippingHeaders.nextOffset)] = String(page.covered)
+        response.headers[.logbookNextOffset] = String(page.covered)
         return response
     }
 

@@ -171,7 +171,7 @@ public struct HubServer: Sendable {
         var response = try ChangeJSONMessages.response(
             changes, request: request, changesMax: configuration.changesPerResponseMax)
         response.headers[HubHeaders.hubVersion] = String(page.hubVersion)
-        if !page.isComplete { response.headers[HubHeaders.nextSince] = String(page.nextSince) }
+        if !page.isComplete { response.headers[.logbookNextSince] = String(page.nextSince) }
         return response
     }
 
@@ -248,5 +248,4 @@ public struct HubServer: Sendable {
 enum HubHeaders {
     // The names are constants known to be valid header names.
     static let hubVersion = HTTPField.Name("Logbook-Hub-Version") ?? .contentType
-    static let nextSince = HTTPField.Name("Logbook-Next-Since") ?? .contentType
 }

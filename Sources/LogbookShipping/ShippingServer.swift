@@ -127,14 +127,14 @@ public struct ShippingServer: Sendable {
         metrics.shipped(bytes: batches.bytes.count, batches: batches.batchCount)
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
-        headers[ShippingHeaders.field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
-        headers[ShippingHeaders.field(ShippingHeaders.durableOffset)] = String(
+        headers[.logbookNodeId] = String(logbook.nodeId)
+        headers[.logbookDurableOffset] = String(
             batches.durableOffset)
-        headers[ShippingHeaders.field(ShippingHeaders.startOffset)] = String(
+        headers[.logbookStartOffset] = String(
             batches.startOffset ?? 0)
-        headers[ShippingHeaders.field(ShippingHeaders.nextOffset)] = String(batches.nextOffset)
-        headers[ShippingHeaders.field(ShippingHeaders.batchCount)] = String(batches.batchCount)
-        headers[ShippingHeaders.field(ShippingHeaders.epoch)] = String(batches.epoch ?? 0)
+        headers[.logbookNextOffset] = String(batches.nextOffset)
+        headers[.logbookBatchCount] = String(batches.batchCount)
+        headers[.logbookEpoch] = String(batches.epoch ?? 0)
         return Response(
             status: .ok, headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: batches.bytes)))
@@ -178,7 +178,7 @@ public struct ShippingServer: Sendable {
         }
         var response = try jsonChanges(page.changes, request)
         if let next = page.nextAfter {
-            response.headers[ShippingHeaders.field(ShippingHeaders.snapshotAfter)] =
+            response.headers[.logbookSnapshotAfter] =
                 next.addingPercentEncoding(withAllowedCharacters: Self.unreservedASCII) ?? ""
         }
         addPosition(covering: page.covered, epoch: page.epoch ?? 0, to: &response)
@@ -188,9 +188,9 @@ public struct ShippingServer: Sendable {
     /// The position a snapshot leaves its receiver at: it covers every offset below
     /// `covered`, in `epoch` (of the record before it), from this node.
     private func addPosition(covering covered: UInt64, epoch: UInt64, to response: inout Response) {
-        response.headers[ShippingHeaders.field(ShippingHeaders.nextOffset)] = String(covered)
-        response.headers[ShippingHeaders.field(ShippingHeaders.nodeId)] = String(logbook.nodeId)
-        response.headers[ShippingHeaders.field(ShippingHeaders.epoch)] = String(epoch)
+        response.headers[.logbookNextOffset] = String(covered)
+        response.headers[.logbookNodeId] = String(logbook.nodeId)
+        response.headers[.logbookEpoch] = String(epoch)
     }
 
     private func changes(_ request: Request) async throws -> Response {
@@ -212,7 +212,7 @@ public struct ShippingServer: Sendable {
         }
         var response = try jsonChanges(page.changes, request)
         if let next = page.nextSince {
-            response.headers[ShippingHeaders.field(ShippingHeaders.nextSince)] = String(next)
+            response.headers[.logbookNextSince] = String(next)
         }
         return response
     }
