@@ -18,6 +18,29 @@ extension Logbook {
         }
     }
 
+    /// Tombstone GC through a hub: collects the tombstones `listed` (one page of the hub
+    /// stream `hub`'s list, from `listedCollectedBelow(peer:)` on), fences them until the hub
+    /// says every node collected them, and lifts the fences it says may lift. See
+    /// `ListedTombstoneCollector` and docs/maintenance.md. Options: `dryRun`, `now`,
+    /// `bytesPerSecondMax` (the hub applies the retention time).
+    public func collectTombstones(
+        listed: CollectableTombstones, hub: String, peers: PeerLedger,
+        _ options: TombstoneCollectionOptions = TombstoneCollectionOptions()
+    ) throws(LogbookError) -> TombstoneCollectionReport {
+        let started = ContinuousClock.now
+        defer { metrics.collectionDuration.record(since: started) }
+        return try maintaining { () throws(LogbookError) in
+            try ListedTombstoneCollector.collect(
+                self, listed: listed, hub: hub, peers: peers, options: options)
+        }
+    }
+
+    /// How far this node collected what the hub stream `peer` listed (a hub version; 0
+    /// before any): the next list starts there, and the hub hears it in acknowledgements.
+    public func listedCollectedBelow(peer: String) -> UInt64 {
+        locked { collection.hubs?[peer]?.listedCollectedBelow ?? 0 }
+    }
+
     /// Every tombstone this log held below this offset has been collected (0 before any GC).
     /// Peers send it back in acknowledgements; their fences wait for it.
     public var collectedBelow: UInt64 { locked { collection.collectedBelow } }

@@ -21,14 +21,22 @@ struct TombstoneCollectionState: Codable, Equatable, Sendable {
     var sightings: [Sighting] = []
     /// Collected records still fenced against local writes, one entry per GC run.
     var rounds: [FenceRound] = []
+    /// GC through hubs, per hub stream URL (the peer name of its cursors): how far this
+    /// node collected what the hub listed, and how far the hub says every node did.
+    var hubs: [String: HubCollection]?
+
+    /// This node's GC through one hub stream, in hub versions.
+    struct HubCollection: Codable, Equatable, Sendable {
+        /// This node collected every tombstone the hub listed below this version (sent back
+        /// in acknowledgements).
+        var listedCollectedBelow: UInt64 = 0
+        /// Every registered node collected every listed tombstone below this version: the
+        /// hub's rounds below it are unfenced.
+        var streamCollectedBelow: UInt64 = 0
+    }
 
     /// The log end at a moment.
-    struct Sighting: Codable, Equatable, Sendable {
-        /// Seconds since 1970.
-        var time: Double
-        /// The log's next offset then.
-        var logEnd: UInt64
-    }
+    typealias Sighting = RetentionSighting
 
     /// The records one GC run collected, fenced until every registered peer has collected
     /// them too.
@@ -43,6 +51,11 @@ struct TombstoneCollectionState: Codable, Equatable, Sendable {
         var peerLogEnds: [String: UInt64]
         /// The collected records, with the deletion that tombstoned them here.
         var records: [FencedRecord]
+        /// For a round of GC through a hub: the hub stream's URL. Its fence lifts when the hub
+        /// says every node collected below `hubVersionsBelow` (`peerLogEnds` is unused).
+        var hub: String? = nil
+        /// The round collected tombstones the hub listed below this version.
+        var hubVersionsBelow: UInt64? = nil
     }
 
     /// One collected record.
@@ -55,21 +68,14 @@ struct TombstoneCollectionState: Codable, Equatable, Sendable {
     /// Every fenced record id.
     var fencedIds: Set<String> { Set(rounds.lazy.flatMap(\.records).map(\.id)) }
 
-    /// The largest log end seen at least `retention` seconds before `now` (0 when none):
-    /// tombstones logged below it are old enough to collect.
+    /// Tombstones logged below this are old enough to collect (`RetentionSighting`).
     func retainedBelow(now: Double, retention: Double) -> UInt64 {
-        sightings.filter { now - $0.time >= retention }.map(\.logEnd).max() ?? 0
+        sightings.retainedBelow(now: now, retention: retention)
     }
 
-    /// Adds a sighting and forgets the ones a newer old-enough sighting makes useless.
+    /// Adds a sighting (`RetentionSighting`).
     mutating func noteSighting(_ sighting: Sighting, retention: Double) {
-        sightings.append(sighting)
-        let old = sightings.filter { sighting.time - $0.time >= retention }
-        if let newestOld = old.max(by: { $0.logEnd < $1.logEnd }) {
-            sightings.removeAll { $0.logEnd < newestOld.logEnd && $0.time <= newestOld.time }
-        }
-        // Bound the list: keep the oldest (closest to old enough) and the newest.
-        if sightings.count > 64 { sightings.remove(at: sightings.count - 2) }
+        sightings.note(sighting, retention: retention)
     }
 
     static func read(directory: String, fileSystem: any FileSystem) throws(LogbookError)

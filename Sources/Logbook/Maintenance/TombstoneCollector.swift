@@ -87,7 +87,11 @@ enum TombstoneCollector {
         // Conditions 1, 2 and 4: how far acknowledgements allow.
         var acknowledgedBelow = logEnd
         var peerLogEnds: [String: UInt64] = [:]
-        if let unknown = unknownPeers.first {
+        if let hub = peers.pushPeers.first {
+            report.blockedBecause =
+                "this node syncs through the hub \(hub): its tombstones are collected through "
+                + "the hub (`logbook sync --gc`, `logbook serve --gc-every`), not by the mesh rule"
+        } else if let unknown = unknownPeers.first {
             report.blockedBecause =
                 "node \(unknown) has synced with this node but is not a registered peer "
                 + "(register it with `logbook peers DIR add \(unknown)`, or remove it)"
@@ -169,7 +173,7 @@ enum TombstoneCollector {
         }
 
         // Lift the fences every registered peer has collected past.
-        if unknownPeers.isEmpty {
+        if unknownPeers.isEmpty && peers.pushPeers.isEmpty {
             report.unfenced = liftFences(&state, peers: peers, registered: report.registeredPeers)
         }
         try logbook.commitCollectionState(state)
@@ -190,6 +194,10 @@ enum TombstoneCollector {
         var unfenced = 0
         var kept: [TombstoneCollectionState.FenceRound] = []
         for var round in state.rounds {
+            guard round.hub == nil else {  // a hub's round lifts by the hub's word
+                kept.append(round)
+                continue
+            }
             var everyPeerCollected = true
             for peer in registered {
                 let entry = peers.acknowledgement(of: peer)
@@ -227,7 +235,7 @@ enum TombstoneCollector {
     /// Reads the key of every record in the log once and gathers the records of the
     /// tombstoned ids. Record ids are matched by a hash of their bytes first, so a string is
     /// built only for records whose hash is a tombstoned id's.
-    private static func recordsOfTombstoned(
+    static func recordsOfTombstoned(
         _ tombstones: [String: TombstoneInfo], _ logbook: Logbook, bytesPerSecondMax: Int64?
     ) throws(LogbookError) -> [String: LoggedRecords] {
         var logged: [String: LoggedRecords] = [:]
@@ -253,7 +261,7 @@ enum TombstoneCollector {
     /// without them; returns how many it rewrote. Ascending matters: a record's changes come
     /// before its deletion, so a crash between two segments leaves either the deletion or
     /// nothing of the record.
-    private static func removeRecords(
+    static func removeRecords(
         at dead: Set<UInt64>, _ logbook: Logbook, bytesPerSecondMax: Int64?
     ) throws(LogbookError) -> Int {
         let (_, runs, directory, fileSystem, configuration) = try logbook.snapshotForCompaction()

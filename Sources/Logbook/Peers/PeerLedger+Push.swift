@@ -10,6 +10,11 @@ extension PeerLedger {
         all[peer]?.pushed ?? 0
     }
 
+    /// The peers this node pushes to (hubs), ascending: each entry with a push cursor.
+    public var pushPeers: [String] {
+        all.filter { $0.value.pushed != nil }.map(\.key).sorted()
+    }
+
     /// The ranges of our log that hold changes pulled from `peer`, ascending, that a push
     /// from the push cursor on must skip.
     public func echoes(for peer: String) -> [Range<UInt64>] {
@@ -23,6 +28,7 @@ extension PeerLedger {
     public func setPushCursor(_ offset: UInt64, for peer: String) throws {
         try update(peer) { entry in
             entry.pushed = max(entry.pushed ?? 0, offset)
+            entry.settlePulls()
             let kept = (entry.echoes ?? []).filter { $0.count == 2 && $0[1] > offset }
             entry.echoes = kept.isEmpty ? nil : kept
         }

@@ -47,6 +47,12 @@ public final class PeerLedger: @unchecked Sendable {
         /// Push: ranges `[start, end)` of our log holding changes pulled from this peer, not
         /// yet passed by `pushed`: a push skips them (never an echo of what the peer sent).
         public var echoes: [[UInt64]]?
+        /// Push peer (a hub): pulls not yet settled, as [cursor, our durable log end after
+        /// merging them] pairs, oldest first (`PeerLedger+PushSettling`).
+        public var pullsPending: [[UInt64]]?
+        /// Push peer: the newest pull cursor with everything this node had logged by then
+        /// pushed back to the peer. The hub's tombstone GC waits for it.
+        public var pullSettled: UInt64?
         /// When the entry last changed (seconds since 1970).
         public var updated: Double
     }
@@ -137,16 +143,19 @@ public final class PeerLedger: @unchecked Sendable {
     /// the epoch of the record before it when the peer reported one.
     ///
     /// With `echoes`, also remembers those offsets of our own log as holding what came from
-    /// `peer` (see `Entry.echoes`), in the same write.
+    /// `peer` (see `Entry.echoes`), in the same write; with `logEnd` (this log's durable end
+    /// after merging what the cursor passed), notes the pull for settling
+    /// (`PeerLedger+PushSettling`).
     public func setCursor(
         _ cursor: UInt64, epoch: UInt64? = nil, for peer: String, nodeId: UInt64?,
-        echoes: Range<UInt64>? = nil
+        echoes: Range<UInt64>? = nil, logEnd: UInt64? = nil
     ) throws {
         try update(peer) {
             $0.cursor = cursor
             $0.epoch = epoch
             if let nodeId { $0.nodeId = nodeId }
             if let echoes { $0.addEcho(echoes) }
+            if let logEnd { $0.notePull(through: cursor, logEnd: logEnd) }
         }
         // Only a node with acknowledgements waiting to settle needs its entry written again.
         if let nodeId, acknowledgement(of: nodeId)?.pending?.isEmpty == false {

@@ -210,7 +210,8 @@ public struct ReplicationSession: Sendable {
         try logbook.sync()  // what we merged is durable before the cursor moves past it
         try ledger.setCursor(
             end, epoch: batches.epoch, for: peer, nodeId: batches.nodeId,
-            echoes: options.remembersEchoes ? merged.offsets : nil)
+            echoes: options.remembersEchoes ? merged.offsets : nil,
+            logEnd: options.remembersEchoes ? logbook.durableOffset : nil)
         metrics.received.increment(by: Int64(changes.count))
         report.pulls += 1
         report.bytes += batches.bytes.count
@@ -263,7 +264,9 @@ public struct ReplicationSession: Sendable {
             }
         } while after != nil
         guard let first else { return ledger.cursor(for: peer) }
-        try ledger.setCursor(first.covered, epoch: first.epoch, for: peer, nodeId: first.nodeId)
+        try ledger.setCursor(
+            first.covered, epoch: first.epoch, for: peer, nodeId: first.nodeId,
+            logEnd: options.remembersEchoes ? logbook.durableOffset : nil)
         report.snapshots += 1
         try await acknowledge(first.covered)
         return first.covered
@@ -279,11 +282,21 @@ public struct ReplicationSession: Sendable {
         last = .now
     }
 
-    /// Tells the peer we have merged its log below `offset`.
+    /// Tells the peer we have merged its log below `offset`; a hub also hears how far our
+    /// pulls are settled and how far we collected what it listed (its GC needs both).
     private func acknowledge(_ offset: UInt64) async throws {
         try await transport.acknowledge(
             ReplicationAcknowledgement(
                 node: logbook.nodeId, offset: offset, logEnd: logbook.durableOffset,
-                collectedBelow: logbook.collectedBelow))
+                collectedBelow: logbook.collectedBelow,
+                settled: options.remembersEchoes ? ledger.pullSettled(for: peer) ?? 0 : nil,
+                listedCollectedBelow: options.remembersEchoes
+                    ? logbook.listedCollectedBelow(peer: peer) : nil))
+    }
+
+    /// Acknowledges the cursor now (a hub link does after a push settled its pulls, and
+    /// after a GC run, so the hub's GC sees both without waiting for the next pull).
+    public func acknowledgeCursor() async throws {
+        try await acknowledge(ledger.cursor(for: peer))
     }
 }

@@ -27,6 +27,18 @@ public protocol ReplicationTransport: Sendable {
     /// Tells the peer what this node merged of its log, with this node's own log end and GC
     /// frontier (the peer's tombstone GC needs both).
     func acknowledge(_ acknowledgement: ReplicationAcknowledgement) async throws
+
+    /// The tombstones a hub lets its nodes collect, listed from hub version `from` on
+    /// (`CollectableTombstones`). Peers that are not hubs list nothing: the default throws.
+    func fetchCollectable(from version: UInt64) async throws -> CollectableTombstones
+}
+
+extension ReplicationTransport {
+    /// A peer that is not a hub: it lists no tombstones (tombstone GC with it follows the
+    /// mesh rule, `Logbook.collectTombstones(peers:_:)`).
+    public func fetchCollectable(from version: UInt64) async throws -> CollectableTombstones {
+        throw ReplicationError(message: "\(peerName): not a hub; it lists no tombstones to collect")
+    }
 }
 
 /// A peer's answer to a request for batches.
@@ -109,14 +121,24 @@ public struct ReplicationAcknowledgement: Sendable, Equatable {
     public var logEnd: UInt64?
     /// Its own GC frontier.
     public var collectedBelow: UInt64?
+    /// To a hub: the newest cursor on the hub whose pull is settled (everything this node
+    /// had logged when it pulled that far has been pushed to the hub).
+    public var settled: UInt64?
+    /// To a hub: this node has collected every tombstone the hub listed below this hub
+    /// version (`CollectableTombstones`).
+    public var listedCollectedBelow: UInt64?
 
     /// An acknowledgement from `node`.
-    public init(node: UInt64, offset: UInt64, logEnd: UInt64? = nil, collectedBelow: UInt64? = nil)
-    {
+    public init(
+        node: UInt64, offset: UInt64, logEnd: UInt64? = nil, collectedBelow: UInt64? = nil,
+        settled: UInt64? = nil, listedCollectedBelow: UInt64? = nil
+    ) {
         self.node = node
         self.offset = offset
         self.logEnd = logEnd
         self.collectedBelow = collectedBelow
+        self.settled = settled
+        self.listedCollectedBelow = listedCollectedBelow
     }
 }
 
