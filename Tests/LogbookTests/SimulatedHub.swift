@@ -55,7 +55,7 @@ final class SimulatedHub: @unchecked Sendable {
         guard !pushes.isEmpty else { return }
         let chosen = index % pushes.count
         _ = try push(pushes[chosen].bytes)
-        locked { inFlight.remove(at: chosen) }
+        _ = locked { inFlight.remove(at: chosen) }
     }
 
     func push(_ bytes: [UInt8]) throws -> PushReceipt {
