@@ -177,6 +177,17 @@ extension HubDatabase {
         }
     }
 
+    /// One tombstone GC pass over `streams` (nil: every stream) after checking the schema.
+    public func collectTombstones(
+        _ schedule: HubCollectionSchedule, streams: [String]?, logger: Logger
+    ) async throws -> [HubCollectionReport] {
+        try await withClient(logger: logger) { client in
+            let store = HubStore(client: client, logger: logger)
+            try await store.checkSchema()
+            return try await store.collectTombstones(schedule, streams: streams)
+        }
+    }
+
     /// What went wrong, from PostgreSQL's own message when there is one (PSQLError's
     /// `description` hides everything by design).
     static func describe(_ error: PSQLError) -> String {

@@ -22,7 +22,9 @@ struct HubPageReader {
             head = (HubColumns.version(stored: version), HubColumns.version(stored: collected))
         }
         guard let head else { throw HubError.unknownStream(stream.name) }
-        if since > 0, since < head.collectedBelow {
+        // Tombstones below `collected_below` are gone: a reader that has not seen every
+        // version below it (and is not starting afresh) would miss a deletion.
+        if since > 0, head.collectedBelow > 0, since < head.collectedBelow - 1 {
             throw HubError.snapshotRequired(since: since, collectedBelow: head.collectedBelow)
         }
         // The page's last version first, found by walking `limit` index entries of each

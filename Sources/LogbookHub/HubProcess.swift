@@ -26,10 +26,19 @@ public enum HubProcess {
         let application = HubServer(store: store, configuration: configuration).application {
             port in onListening(port)
         }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: client), .init(service: application, serviceName: "hub"),
+        ]
+        // Only when scheduled: a service that returns would end the whole group.
+        if configuration.collection.every != nil {
+            services.append(
+                .init(
+                    service: HubCollectionService(
+                        store: store, schedule: configuration.collection, logger: logger),
+                    serviceName: "gc"))
+        }
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [
-                .init(service: client), .init(service: application, serviceName: "hub"),
-            ],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         // A request outlives neither its longest wait nor the database bound: past both, a
         // stop no longer waits for it.

@@ -90,7 +90,26 @@ public enum HubSchema {
                     PRIMARY KEY (token_hash, stream_id)
                 )
                 """,
-            ])
+            ]),
+        // Tombstone GC through the hub (`StreamCollectionRule`): per node, its settled pull
+        // and how far it collected the hub's list; per stream, the horizons, the candidate
+        // waiting out its grace, and the retention sightings (JSON `RetentionSighting`s).
+        Migration(
+            version: 2,
+            statements: [
+                """
+                ALTER TABLE logbook_stream_nodes
+                    ADD COLUMN settled_version bigint NOT NULL DEFAULT 0,
+                    ADD COLUMN listed_collected_below bigint NOT NULL DEFAULT 0
+                """,
+                """
+                ALTER TABLE logbook_streams
+                    ADD COLUMN collectable_below bigint NOT NULL DEFAULT 0,
+                    ADD COLUMN pending_collected_below bigint NOT NULL DEFAULT 0,
+                    ADD COLUMN pending_since double precision NOT NULL DEFAULT 0,
+                    ADD COLUMN gc_sightings text NOT NULL DEFAULT '[]'
+                """,
+            ]),
     ]
 
     /// Applies every migration the database lacks; returns the versions applied (empty when
@@ -99,7 +118,7 @@ public enum HubSchema {
     public static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
         var applied: [Int] = []
         for migration in migrations {
-            let ran = try await client.withTransaction(logger: logger) { connection in
+            let ran = try await client.transaction(logger: logger) { connection in
                 try await connection.query(
                     "SELECT pg_advisory_xact_lock(\(advisoryLockKey))", logger: logger)
                 // Inside the lock: concurrent CREATE TABLE IF NOT EXISTS can still collide.

@@ -18,7 +18,11 @@ import NIOCore
 /// - `GET snapshot?page_changes=N[&after=ID]`: the state as crdt-lite JSON, whole records
 ///   in id order, with `Logbook-Next-Offset` (the position it covers) and, when more pages
 ///   follow, `Logbook-Snapshot-After`.
-/// - `POST ack`: `{"node": ID, "offset": N, ...}`, stored per stream and node (204).
+/// - `POST ack`: `{"node": ID, "offset": N, ...}`, stored per stream and node (204): it
+///   registers the node with the stream's GC, which then waits for its `settled` and
+///   `listed_collected_below` (a read-only node holds tombstones too).
+/// - `GET collectable?from=V`: the tombstones nodes may collect (`CollectableTombstones`,
+///   JSON `CollectableTombstonesMessage`).
 /// - `POST log`: shipped batches, checked whole, merged in one transaction and answered
 ///   after the commit as `POST changes` is.
 extension HubServer {
@@ -31,6 +35,9 @@ extension HubServer {
         }
         router.get("streams/:stream/snapshot") { request, context in
             try await self.snapshot(request, stream: try self.streamName(context))
+        }
+        router.get("streams/:stream/collectable") { request, context in
+            try await self.collectable(request, stream: try self.streamName(context))
         }
         router.post("streams/:stream/ack") { request, context in
             try await self.acknowledge(request, stream: try self.streamName(context))
@@ -117,12 +124,24 @@ extension HubServer {
         return response
     }
 
+    private func collectable(_ request: Request, stream name: String) async throws -> Response {
+        let stream = try await authorize(request, stream: name, write: false)
+        guard let from = request.uri.queryParameters.get("from", as: UInt64.self) else {
+            throw HTTPError(.badRequest, message: "expected ?from=V (a hub version)")
+        }
+        let list = try await mapped { try await store.collectable(in: stream, from: from) }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(data: try CollectableTombstonesMessage.encode(list)))
+        )
+    }
+
     private func acknowledge(_ request: Request, stream name: String) async throws -> Response {
         let stream = try await authorize(request, stream: name, write: false)
         let ack = try AcknowledgementMessage.decode(
             try await ChangeJSONMessages.body(of: request, bytesMax: 1 << 16))
         try await mapped {
-            try await store.acknowledge(node: ack.node, offset: ack.offset, in: stream)
+            try await store.acknowledge(ack, in: stream)
         }
         return Response(status: .noContent)
     }

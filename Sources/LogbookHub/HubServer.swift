@@ -52,6 +52,8 @@ public struct HubServer: Sendable {
         /// before it is answered 503; the pool itself would wait for as long as the database
         /// is down.
         public var databaseWaitMax = Duration.seconds(15)
+        /// Scheduled tombstone GC (`HubProcess` runs it beside the server).
+        public var collection = HubCollectionSchedule()
 
         /// The defaults: loopback, a free port.
         public init() {}

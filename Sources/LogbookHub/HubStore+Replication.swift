@@ -58,27 +58,11 @@ extension HubStore {
         guard changesMax > 0 else { throw HubError.tooLarge("a page size must be positive") }
         let reader = HubStateReader(stream: stream, after: after, changesMax: changesMax)
         let logger = logger
-        let page = try await client.withTransaction(logger: logger) { connection in
+        let page = try await client.transaction(logger: logger) { connection in
             try await reader.read(on: connection, logger: logger)
         }
         metrics.pulledChanges.increment(by: Int64(page.changes.count))
         return page
-    }
-
-    /// Stores that `node` has merged the stream up to the reader position `offset` (what
-    /// tombstone GC on the hub waits for). Node 0 is no node.
-    public func acknowledge(node: UInt64, offset: UInt64, in stream: HubStream) async throws {
-        guard node != 0 else { throw HubError.badRequest("node 0 is no node; nothing stored") }
-        let version = HubColumns.version(min(HubOffsets.since(offset), ChangeLimits.versionMax))
-        try await client.query(
-            """
-            INSERT INTO logbook_stream_nodes
-                (stream_id, node_id, acknowledged_version, acknowledged_at)
-            VALUES (\(stream.id), \(HubColumns.nodeId(node)), \(version), now())
-            ON CONFLICT (stream_id, node_id) DO UPDATE
-            SET acknowledged_version = excluded.acknowledged_version,
-                acknowledged_at = excluded.acknowledged_at
-            """, logger: logger)
     }
 
     /// Merges a pushed body of shipped batches (`ShippedBatchReader`'s checks: headers,

@@ -23,7 +23,7 @@ extension HubStore {
         let secret = Self.newSecret()
         let ids = streams.map(\.id)
         let logger = logger
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             try await connection.query(
                 """
                 INSERT INTO logbook_tokens (token_hash, read_only)

@@ -74,7 +74,7 @@ public struct HubStore: Sendable {
         let statement = HubMergeStatement(stream: stream, batch: batch)
         let logger = logger
         let started = ContinuousClock.now
-        let report = try await client.withTransaction(logger: logger) { connection in
+        let report = try await client.transaction(logger: logger) { connection in
             // The lock first, in its own statement: the merge statement then takes its
             // snapshot after every earlier merge of this stream committed.
             let bumped = try await connection.query(
@@ -113,7 +113,7 @@ public struct HubStore: Sendable {
         guard limit > 0 else { throw HubError.tooLarge("a page limit must be positive") }
         let reader = HubPageReader(stream: stream, since: since, limit: limit)
         let logger = logger
-        let page = try await client.withTransaction(logger: logger) { connection in
+        let page = try await client.transaction(logger: logger) { connection in
             try await reader.read(on: connection, logger: logger)
         }
         metrics.pulledChanges.increment(by: Int64(page.changes.count))

@@ -97,12 +97,17 @@ public final class LogbookNode: Sendable {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: server, serviceName: "server")
         ]
+        let hubLinks = try configuration.hubs.map { hub in
+            try HubLink(
+                logbook: logbook, hub: hub.url, stream: hub.stream, token: hub.token,
+                ledger: ledger, client: client)
+        }
         if configuration.maintenance.isScheduled {
             services.append(
                 .init(
                     service: MaintenanceService(
                         logbook: logbook, ledger: ledger, schedule: configuration.maintenance,
-                        logger: logger),
+                        hubLinks: hubLinks, logger: logger),
                     serviceName: "maintenance"))
         }
         for peer in configuration.peers {
@@ -117,10 +122,7 @@ public final class LogbookNode: Sendable {
                         puller: puller, wait: configuration.followWait, logger: peerLogger),
                     serviceName: "follower \(peer)"))
         }
-        for hub in configuration.hubs {
-            let link = try HubLink(
-                logbook: logbook, hub: hub.url, stream: hub.stream, token: hub.token,
-                ledger: ledger, client: client)
+        for link in hubLinks {
             var hubLogger = logger
             hubLogger[metadataKey: "hub"] = "\(link.peerName)"
             services.append(

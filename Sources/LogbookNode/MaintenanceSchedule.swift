@@ -1,4 +1,5 @@
 import Logbook
+import LogbookShipping
 import Logging
 import ServiceLifecycle
 
@@ -26,6 +27,9 @@ struct MaintenanceService: Service {
     let logbook: Logbook
     let ledger: PeerLedger
     let schedule: MaintenanceSchedule
+    /// The hub streams this node syncs with: GC then runs through them (`HubLink.collect`),
+    /// not by the mesh rule.
+    var hubLinks: [HubLink] = []
     let logger: Logger
 
     func run() async throws {
@@ -42,7 +46,7 @@ struct MaintenanceService: Service {
                 }
             } catch { return }
             if let next = nextGC, next <= .now, let every = schedule.gcEvery {
-                lastBlock = collect(lastBlock: lastBlock)
+                lastBlock = await collect(lastBlock: lastBlock)
                 nextGC = next + every
             }
             if let next = nextCompaction, next <= .now, let every = schedule.compactEvery {
@@ -53,9 +57,17 @@ struct MaintenanceService: Service {
     }
 
     /// One GC run; returns why it is blocked, logged when it changed.
-    private func collect(lastBlock: String?) -> String? {
+    private func collect(lastBlock: String?) async -> String? {
         do {
-            let report = try logbook.collectTombstones(peers: ledger, schedule.gcOptions)
+            var report = TombstoneCollectionReport()
+            if hubLinks.isEmpty {
+                report = try logbook.collectTombstones(peers: ledger, schedule.gcOptions)
+            }
+            for link in hubLinks {
+                report = try await link.collect(schedule.gcOptions)
+                // The hub hears how far this node got now, not at the next acknowledgement.
+                try await link.pullSession.acknowledgeCursor()
+            }
             if report.collected > 0 || report.unfenced > 0 {
                 logger.info(
                     "gc: collected \(report.collected) tombstones (\(report.recordsRemoved) records), unfenced \(report.unfenced); history starts at \(report.historyStart)"

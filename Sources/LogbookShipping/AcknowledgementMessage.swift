@@ -3,18 +3,22 @@ import Hummingbird
 import Logbook
 
 /// The body of `POST /ack`, `{"node": ID, "offset": N, "log_end": E, "collected_below": C}`,
-/// as a node and a hub read it.
+/// as a node and a hub read it; to a hub also `"settled": S` (the settled pull cursor) and
+/// `"listed_collected_below": K` (how far the node collected the hub's list).
 package enum AcknowledgementMessage {
     private struct Body: Decodable {
         var node: UInt64
         var offset: UInt64
         var logEnd: UInt64?
         var collectedBelow: UInt64?
+        var settled: UInt64?
+        var listedCollectedBelow: UInt64?
 
         enum CodingKeys: String, CodingKey {
-            case node, offset
+            case node, offset, settled
             case logEnd = "log_end"
             case collectedBelow = "collected_below"
+            case listedCollectedBelow = "listed_collected_below"
         }
     }
 
@@ -24,7 +28,8 @@ package enum AcknowledgementMessage {
             let body = try JSONDecoder().decode(Body.self, from: data)
             return ReplicationAcknowledgement(
                 node: body.node, offset: body.offset, logEnd: body.logEnd,
-                collectedBelow: body.collectedBelow)
+                collectedBelow: body.collectedBelow, settled: body.settled,
+                listedCollectedBelow: body.listedCollectedBelow)
         } catch {
             throw HTTPError(.badRequest, message: #"expected {"node": ID, "offset": N}: \#(error)"#)
         }

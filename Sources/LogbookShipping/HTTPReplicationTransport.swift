@@ -100,6 +100,21 @@ public struct HTTPReplicationTransport: ReplicationTransport {
             nodeId: header(ShippingHeaders.nodeId).flatMap(UInt64.init))
     }
 
+    /// A hub's `GET collectable?from=V` (`CollectableTombstonesMessage`); anything but 200
+    /// throws.
+    public func fetchCollectable(from version: UInt64) async throws -> CollectableTombstones {
+        let response = try await transfer(
+            authorized(HTTPClientRequest(url: "\(peerName)/collectable?from=\(version)")),
+            within: snapshotTimeout, bodyBytesMax: snapshotBytesMax)
+        guard response.status == .ok else {
+            throw ReplicationError(
+                message: "\(peerName): list of collectable tombstones refused with "
+                    + "\(response.status.code) " + String(buffer: response.body).prefix(300))
+        }
+        return try CollectableTombstonesMessage.decode(
+            Data(response.body.readableBytesView), from: peerName)
+    }
+
     /// `POST /ack`; anything but 204 throws.
     public func acknowledge(_ acknowledgement: ReplicationAcknowledgement) async throws {
         var request = authorized(HTTPClientRequest(url: "\(peerName)/ack"))
@@ -109,6 +124,10 @@ public struct HTTPReplicationTransport: ReplicationTransport {
         if let logEnd = acknowledgement.logEnd { body += #", "log_end": \#(logEnd)"# }
         if let collected = acknowledgement.collectedBelow {
             body += #", "collected_below": \#(collected)"#
+        }
+        if let settled = acknowledgement.settled { body += #", "settled": \#(settled)"# }
+        if let listed = acknowledgement.listedCollectedBelow {
+            body += #", "listed_collected_below": \#(listed)"#
         }
         request.body = .bytes(ByteBuffer(string: body + "}"))
         let response = try await transfer(request, within: .seconds(10), bodyBytesMax: 1 << 16)

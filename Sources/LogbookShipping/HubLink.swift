@@ -16,6 +16,8 @@ public struct HubLink: Sendable {
         public var pushed = PushReport()
         /// The pull.
         public var pulled = ReplicationReport()
+        /// Tombstone GC through the hub, when the round ran it.
+        public var collection: TombstoneCollectionReport?
 
         /// Two lines: what went each way.
         public var description: String {
@@ -76,24 +78,58 @@ public struct HubLink: Sendable {
         PushSession(logbook: logbook, ledger: ledger, transport: transport, options: pushOptions)
     }
 
-    /// One round: pushes everything durable here, then pulls until the cursor reaches the
-    /// hub's version.
-    public func sync() async throws -> Report {
+    /// One round: acknowledges (which registers this node with the stream before it pushes
+    /// anything), pushes everything durable here, pulls until the cursor reaches the hub's
+    /// version, pushes again (nothing but the cursor moves: that settles the pull, see
+    /// `PeerLedger+PushSettling`) and acknowledges. With `collecting`, then runs tombstone
+    /// GC through the hub (`collect`) and acknowledges how far it got.
+    public func sync(collecting: TombstoneCollectionOptions? = nil) async throws -> Report {
         var report = Report()
-        report.pushed = try await pushSession.pushAll()
-        report.pulled = try await pullSession.catchUp()
+        let (push, pull) = (pushSession, pullSession)
+        try await pull.acknowledgeCursor()
+        report.pushed = try await push.pushAll()
+        report.pulled = try await pull.catchUp()
+        report.pushed.add(try await push.pushAll())
+        try await pull.acknowledgeCursor()
+        if let collecting {
+            report.collection = try await collect(collecting)
+            try await pull.acknowledgeCursor()
+        }
         return report
+    }
+
+    /// Tombstone GC through the hub: collects what the hub lists as collectable
+    /// (`HubCollectionSession`). The hub hears how far it got in the next acknowledgement.
+    public func collect(_ options: TombstoneCollectionOptions = TombstoneCollectionOptions())
+        async throws -> TombstoneCollectionReport
+    {
+        try await HubCollectionSession(
+            logbook: logbook, ledger: ledger, transport: transport, options: options
+        ).run()
     }
 
     /// Pushes and pulls at once until the task is cancelled, each retrying after failures
     /// (`PushSession.run`, `ReplicationSession.run`); the pull's long polls wait up to
-    /// `wait`. The handlers see every step and every failure.
+    /// `wait`. Nothing is pushed before an acknowledgement has registered this node with the
+    /// stream (retried as the pull is), so the hub's GC never misses a node that pushed.
+    /// The handlers see every step and every failure.
     public func run(
         wait: Duration = .milliseconds(500),
         onPush: @escaping @Sendable (Result<PushReport, any Error>) -> Void = { _ in },
         onPull: @escaping @Sendable (Result<ReplicationReport, any Error>) -> Void = { _ in }
     ) async {
         let (push, pull) = (pushSession, pullSession)
+        var backoff = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                try await pull.acknowledgeCursor()
+                break
+            } catch {
+                onPull(.failure(error))
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(5))
+            }
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await push.run(onReport: onPush) }
             group.addTask { await pull.run(wait: wait, onReport: onPull) }

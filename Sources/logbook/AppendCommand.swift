@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logbook
+import LogbookBench
 import LogbookCRDT
 
 /// `logbook append DIR FILE|-`: merges crdt-lite JSON-lines changes as remote changes.

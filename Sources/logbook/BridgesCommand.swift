@@ -111,24 +111,7 @@ struct BridgesCommand: ParsableCommand {
             try printJSON(buckets.map(\.jsonObject))
             return
         }
-        printTable(
-            header: [
-                "id", "year", "month", "weekday", "hour", "count", "average", "probability",
-                "confidence",
-            ],
-            rows: buckets.map {
-                [
-                    "\($0.key.entityId)", "\($0.key.year)", "\($0.key.month)", "\($0.key.weekday)",
-                    "\($0.key.hour)",
-                    "\($0.count)", BridgeStatsView.durationLabel(minutes: $0.averageMinutes),
-                    String(
-                        format: "%.2f %@", $0.probability,
-                        BridgeStatsView.probabilityLabel($0.probability)),
-                    String(
-                        format: "%.1f %@", $0.confidence,
-                        BridgeStatsView.confidenceLabel($0.confidence)),
-                ]
-            })
+        printTable(header: BridgeStatsView.Bucket.tableHeader, rows: buckets.map(\.tableRow))
     }
 
     private func printValidation(_ openings: [String: BridgeOpening]) throws {
@@ -149,22 +132,11 @@ struct BridgesCommand: ParsableCommand {
     /// Share of openings per (weekday, hour), shaded against the busiest cell.
     private func printHeatmap(_ openings: [BridgeOpening]) throws {
         let counts = BridgeTallies.weekdayHourCounts(of: openings)
-        let total = max(1, openings.count)
         if json {
-            try printJSON(counts.map { $0.map { Double($0) / Double(total) } })
+            let total = Double(max(1, openings.count))
+            try printJSON(counts.map { $0.map { Double($0) / total } })
             return
         }
-        let busiest = max(1, counts.flatMap { $0 }.max() ?? 1)
-        let shades = [" ", "░", "▒", "▓", "█"]
-        print(
-            "openings by weekday × hour\(bridge.map { " (bridge \($0))" } ?? ""), \(openings.count) in all; █ = \(busiest)"
-        )
-        print("      " + (0..<24).map { $0 % 3 == 0 ? String(format: "%-3d", $0) : "" }.joined())
-        for (index, day) in ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"].enumerated() {
-            let cells = counts[index].map { count in
-                count == 0 ? "·" : shades[min(4, 1 + count * 4 / busiest)]
-            }
-            print("  \(day) " + cells.joined())
-        }
+        print(BridgeTallies.heatmap(counts, openings: openings.count, bridge: bridge))
     }
 }

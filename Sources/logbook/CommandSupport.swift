@@ -71,39 +71,6 @@ func openLogbook(
     }
 }
 
-/// Standard error as a `TextOutputStream`.
-struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) {
-        FileHandle.standardError.write(Data(string.utf8))
-    }
-}
-
-/// A one-line progress bar on standard error, drawn only when it is a terminal and at most
-/// ten times a second.
-final class ProgressBar: @unchecked Sendable {
-    // @unchecked: `lastDraw` is only touched by the single thread doing the long operation.
-    static var isTerminal: Bool { isatty(STDERR_FILENO) == 1 }
-    private let label: String
-    private var lastDraw = ContinuousClock.now - .seconds(1)
-
-    init(label: String) { self.label = label }
-
-    func update(_ done: Int64, of total: Int64) {
-        let now = ContinuousClock.now
-        guard now - lastDraw >= .milliseconds(100) || done >= total else { return }
-        lastDraw = now
-        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
-        let width = 30
-        let filled = Int(fraction * Double(width))
-        let bar =
-            String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        var standardError = StandardError()
-        print(
-            "\r\(label) [\(bar)] \(Int(fraction * 100))% \(formatBytes(done))",
-            terminator: done >= total ? "\n" : "", to: &standardError)
-    }
-}
-
 /// Parses `column=value`: the value is JSON when it parses as JSON (`40`, `true`, `"x"`,
 /// `[1,2]`), otherwise the text itself as a string.
 func parseAssignment(_ text: String) throws -> (String, Value) {
@@ -120,26 +87,6 @@ func parseAssignment(_ text: String) throws -> (String, Value) {
     } catch {
         return (column, .string(raw))
     }
-}
-
-/// A change as one readable line.
-func describe(_ change: Change<String, String, Value>) -> String {
-    let what: String
-    switch (change.colName, change.value) {
-    case (nil, _): what = "deleted record"
-    case (let column?, nil): what = "deleted \(column)"
-    case (let column?, let value?): what = "\(column) = \(describe(value))"
-    }
-    return
-        "\(change.recordId)  \(what)  (col v\(change.colVersion == .max ? "max" : String(change.colVersion)), db v\(change.dbVersion), node \(change.nodeId))"
-}
-
-/// A value as compact JSON.
-func describe(_ value: Value) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(value) else { return "\(value)" }
-    return String(decoding: data, as: UTF8.self)
 }
 
 /// Prints one JSON document (Foundation objects; keys sorted, indented).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logbook
+import LogbookBench
 
 /// `logbook delete DIR RECORD [COLUMN]`: deletes a record or one of its columns.
 struct DeleteCommand: AsyncParsableCommand {

@@ -10,7 +10,9 @@ struct HubCommand: AsyncParsableCommand {
         abstract:
             "Operate a hub: stream state in PostgreSQL that any number of nodes sync through.",
         discussion: "See docs/hub.md for the schema, the merge rule and operations.",
-        subcommands: [HubMigrateCommand.self, HubServeCommand.self, HubTokenCommand.self])
+        subcommands: [
+            HubMigrateCommand.self, HubServeCommand.self, HubTokenCommand.self, HubGCCommand.self,
+        ])
 }
 
 /// The database URL every hub command takes.
@@ -70,9 +72,14 @@ struct HubServeCommand: AsyncParsableCommand {
     var requestBytesMax = 16 << 20
     @Option(help: "The lowest level logged: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
+    @Option(help: "Run tombstone GC over every stream this often, in seconds (see `hub gc`).")
+    var gcEvery: Double?
+    @OptionGroup var gc: HubGCOptions
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        if let gcEvery, !(gcEvery > 0) { throw ValidationError("--gc-every must be positive") }
+        try gc.validate()
         guard requestBytesMax > 0 else {
             throw ValidationError("--request-bytes-max must be positive")
         }
@@ -87,6 +94,8 @@ struct HubServeCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.requestBytesMax = requestBytesMax
         configuration.metricsRegistry = LogbookNode.bootstrapMetrics()
+        configuration.collection = gc.schedule
+        configuration.collection.every = gcEvery.map { .milliseconds(Int64($0 * 1000)) }
         let host = host
         do {
             try await HubProcess.run(
@@ -138,6 +147,62 @@ struct HubTokenCreateCommand: AsyncParsableCommand {
             let token = try await database.createToken(
                 streams: streams, readOnly: readOnly, logger: logger)
             print(token)
+        } catch {
+            throw exitWithError(error)
+        }
+    }
+}
+
+/// The GC timing options of `hub gc` and `hub serve`.
+struct HubGCOptions: ParsableArguments {
+    @Option(
+        name: .customLong("gc-retention"), help: "Collect tombstones only this many seconds old.")
+    var retention: Double = 86_400
+    @Option(
+        name: .customLong("gc-grace"),
+        help: "Seconds between every node having collected a tombstone and its deletion.")
+    var grace: Double = 600
+
+    func validate() throws {
+        guard retention >= 0, grace >= 0 else {
+            throw ValidationError("--gc-retention and --gc-grace must not be negative")
+        }
+    }
+
+    var schedule: HubCollectionSchedule {
+        var schedule = HubCollectionSchedule()
+        schedule.retentionSeconds = retention
+        schedule.graceSeconds = grace
+        return schedule
+    }
+}
+
+/// `logbook hub gc --postgres URL [--stream S]…`: one tombstone GC pass.
+struct HubGCCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gc",
+        abstract: "Run one tombstone GC pass over the hub's streams (docs/maintenance.md).",
+        discussion: """
+            Tombstones become collectable once every node registered with the stream (by \
+            its first acknowledgement) has pulled them in a settled pull and they are older \
+            than --gc-retention; nodes collect them with `logbook sync --gc` or `serve \
+            --gc-every`. The hub deletes its own rows --gc-grace after every node reported \
+            collecting them. A node that never syncs again holds GC back: the report names \
+            the slowest node.
+            """)
+
+    @OptionGroup var postgres: PostgresOption
+    @Option(name: .customLong("stream"), help: "A stream to collect (repeat; default: all).")
+    var streams: [String] = []
+    @OptionGroup var gc: HubGCOptions
+
+    func run() async throws {
+        let database = try postgres.database()
+        do {
+            let reports = try await database.collectTombstones(
+                gc.schedule, streams: streams.isEmpty ? nil : streams,
+                logger: Logger(label: "logbook.hub"))
+            for report in reports { print(report) }
         } catch {
             throw exitWithError(error)
         }

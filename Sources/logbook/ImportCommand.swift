@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logbook
+import LogbookBench
 import LogbookCRDT
 import LogbookViews
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logbook
+import LogbookBench
 
 /// `logbook put DIR RECORD col=value...`: sets columns of a record.
 struct PutCommand: AsyncParsableCommand {

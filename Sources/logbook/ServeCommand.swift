@@ -25,7 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
             (never what it pulled from it) and long-polls the stream's changes, with \
             --hub-token-file's token. \
             With --gc-every, tombstone GC runs that often (see `logbook gc --help` and \
-            `logbook peers`: it waits for every registered peer); with --compact-every, \
+            `logbook peers`; with --hub it collects what the hub lists); with --compact-every, \
             compaction is checked that often and runs when the dirty ratio reaches 0.5. \
             SIGTERM or SIGINT stops the node gracefully (followers, then maintenance, then the \
             server, answering long polls at once; the log is synced and closed) with exit 0. \

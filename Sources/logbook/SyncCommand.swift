@@ -30,6 +30,8 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var tokenOptions: TokenOptions
     @Option(help: "Trust an HTTPS peer whose certificate this PEM file holds (or signed).")
     var ca: String?
+    @Flag(help: "With --hub: then collect the tombstones the hub lists as collectable.")
+    var gc = false
 
     func validate() throws {
         _ = try tokenOptions.resolve()
@@ -39,6 +41,7 @@ struct SyncCommand: AsyncParsableCommand {
         guard (hub == nil) == (stream == nil) else {
             throw ValidationError("--hub and --stream go together")
         }
+        if gc && hub == nil { throw ValidationError("--gc goes with --hub") }
     }
 
     func run() async throws {
@@ -72,7 +75,13 @@ struct SyncCommand: AsyncParsableCommand {
             let link = try HubLink(
                 logbook: logbook, hub: hub, stream: stream, token: token, ledger: ledger,
                 client: client)
-            print(try await link.sync())
+            let report = try await link.sync(collecting: gc ? TombstoneCollectionOptions() : nil)
+            print(report)
+            if let collection = report.collection {
+                print(
+                    "gc: collected \(collection.collected) tombstones, unfenced \(collection.unfenced)"
+                        + (collection.blockedBecause.map { "; blocked: \($0)" } ?? ""))
+            }
             return
         }
         guard let from else { return }

@@ -97,13 +97,16 @@ struct HubCommandTests {
     }
 
     /// Starts `logbook hub serve` on a free-looking port and waits until it is ready.
-    static func startHub(_ executable: URL, url: String) async throws -> (Process, String) {
+    static func startHub(_ executable: URL, url: String, options: [String] = []) async throws
+        -> (Process, String)
+    {
         let port = Int.random(in: 20_000..<50_000)
         let process = Process()
         process.executableURL = executable
-        process.arguments = [
-            "hub", "serve", "--postgres", url, "--port", String(port), "--log-level", "warning",
-        ]
+        process.arguments =
+            [
+                "hub", "serve", "--postgres", url, "--port", String(port), "--log-level", "warning",
+            ] + options
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let base = "http://127.0.0.1:\(port)"
@@ -201,6 +204,51 @@ struct HubCommandTests {
 extension HubCommandTests {
     /// `make demo-hub`'s script, on the debug binary and the test database: five nodes and
     /// two hub processes end with one state, and the script says so.
+    /// Tombstone GC through a served hub as a user runs it: `hub gc` names the registered
+    /// nodes, `sync --gc` collects and fences, the hub's scheduled passes (`--gc-every`)
+    /// delete the row after every node collected, and the next `sync --gc` unfences.
+    @Test func tombstoneGCThroughAServedHubFromTheCommandLine() async throws {
+        guard let executable = LogbookExecutable.built() else { return }
+        let url = try #require(ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_URL"])
+        let (stream, directory, tokenFile) = try Self.scratchStream(url: url, label: "gc")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (hub, base) = try await Self.startHub(
+            executable, url: url,
+            options: ["--gc-every", "0.2", "--gc-retention", "0", "--gc-grace", "0"])
+        defer { if hub.isRunning { hub.terminate() } }
+        let nodes = [directory + "/a", directory + "/b"]
+        let sync = { (node: String, gc: Bool) throws -> String in
+            let output = try LogbookExecutable.run(
+                ["sync", node, "--hub", base, "--stream", stream, "--token-file", tokenFile]
+                    + (gc ? ["--gc"] : []))
+            #expect(output.status == 0, "\(output.standardError)")
+            return output.standardOutput
+        }
+        for (index, node) in nodes.enumerated() {
+            #expect(
+                try LogbookExecutable.run(["init", node, "--node", "\(index + 1)"]).status == 0)
+        }
+        #expect(try LogbookExecutable.run(["put", nodes[0], "entity/x", "name=X"]).status == 0)
+        for node in nodes { _ = try sync(node, false) }
+        #expect(try LogbookExecutable.run(["delete", nodes[1], "entity/x"]).status == 0)
+        for _ in 0..<2 { for node in nodes { _ = try sync(node, false) } }
+        let pass = try LogbookExecutable.run([
+            "hub", "gc", "--postgres", url, "--stream", stream, "--gc-retention", "0",
+        ])
+        #expect(
+            pass.standardOutput.contains("\(stream): 2 registered nodes"), "\(pass.standardOutput)")
+        for node in nodes {
+            let collected = try sync(node, true)
+            #expect(collected.contains("gc: collected 1 tombstones"), "\(collected)")
+        }
+        var unfenced = false
+        for _ in 0..<50 where !unfenced {
+            try await Task.sleep(for: .milliseconds(200))
+            unfenced = try sync(nodes[0], true).contains("unfenced 1")
+        }
+        #expect(unfenced, "the hub's scheduled passes never let the fence lift")
+    }
+
     @Test func theHubDemoConverges() throws {
         guard let executable = LogbookExecutable.built() else { return }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -118,12 +118,14 @@ import Testing
             _ = try await writer.link.sync()
             let pulled = try await reader.link.sync()
             #expect(pulled.pulled.accepted == 50)
-            // The reader writes one change of its own after the pull; its next push carries
-            // that one only, the 50 pulled changes left out.
+            // The round's push after its pull moves the cursor past the 50 pulled changes,
+            // sending none of them (that settles the pull).
+            #expect(pulled.pushed.sent == 0 && pulled.pushed.echoesSkipped == 50)
+            // The reader writes one change of its own; its next push carries that one only.
             _ = try await reader.logbook.insertOrUpdate("mine", fields: [("v", .int(2))])
             let pushed = try await reader.link.pushSession.pushAll()
             #expect(pushed.sent == 1)
-            #expect(pushed.echoesSkipped == 50)
+            #expect(pushed.echoesSkipped == 0)
             #expect(pushed.accepted == 1)
         }
     }

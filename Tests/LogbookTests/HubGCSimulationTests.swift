@@ -183,7 +183,7 @@ import Testing
     func simulate(seed: UInt64, safe: Bool, steps: Int = 500) async throws -> Outcome {
         let star = try Star(count: 4, seed: seed, safe: safe)
         defer { try? star.close() }
-        var lastDeletion: [String: Int] = [:]
+        var workload = GCWorkload()
         var outcome = Outcome()
         // Each node registers with the hub before it pushes anything (as `HubLink` does).
         for node in star.nodes.indices { try await star.acknowledge(node, faults: false) }
@@ -195,16 +195,9 @@ import Testing
             let roll = star.network.pick(0..<100)
             let record = "r\(star.network.pick(0..<10))"
             switch roll {
-            case 0..<25:
-                let written = try await star.nodes[node].insertOrUpdate(
-                    record, fields: [("v", .int(Int64(step))), ("by", .int(Int64(node)))])
-                if !written.isEmpty && lastDeletion[record] != nil { outcome.reinserts += 1 }
-            case 25..<35:
-                if try await star.nodes[node].deleteRecord(record) != nil {
-                    lastDeletion[record] = step
-                }
-            case 35..<40:
-                _ = try await star.nodes[node].deleteField(record, fieldName: "by")
+            case GCWorkload.writeRolls:
+                try await workload.write(
+                    roll: roll, record: record, on: star.nodes[node], index: node, step: step)
             case 40..<58: try await star.push(node)
             case 58..<76: try await star.pull(node)
             case 76..<84: try await star.acknowledge(node)
@@ -223,15 +216,9 @@ import Testing
         }
         holders.append(("the hub", star.hub.records))
         for (name, records) in holders {
-            for (id, record) in records {
-                guard case .int(let written)? = record.fields["v"], let deleted = lastDeletion[id],
-                    written < deleted
-                else { continue }
-                outcome.resurrections.append(
-                    "\(name): \(id) holds v=\(written), written before its deletion at step \(deleted)"
-                )
-            }
+            outcome.resurrections += workload.resurrections(in: records, of: name)
         }
+        outcome.reinserts = workload.reinserts
         for node in star.nodes {
             outcome.tombstonesLeft += node.tombstoneCount()
             outcome.fencedLeft += node.fencedRecordCount

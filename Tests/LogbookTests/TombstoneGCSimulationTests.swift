@@ -38,7 +38,7 @@ import Testing
         let cluster = try SimulatedCluster(count: 4, seed: seed, gcConsultsPeers: gcConsultsPeers)
         defer { try? cluster.close() }
         let retention = 5.0
-        var lastDeletion: [String: Int] = [:]
+        var workload = GCWorkload()
         var outcome = Outcome(digests: [], resurrections: [])
         for step in 1...steps {
             cluster.now += 1
@@ -48,16 +48,9 @@ import Testing
             let roll = cluster.network.pick(0..<100)
             let record = "r\(cluster.network.pick(0..<10))"
             switch roll {
-            case 0..<25:
-                let written = try await cluster.nodes[node].insertOrUpdate(
-                    record, fields: [("v", .int(Int64(step))), ("by", .int(Int64(node)))])
-                if !written.isEmpty && lastDeletion[record] != nil { outcome.reinserts += 1 }
-            case 25..<35:
-                if try await cluster.nodes[node].deleteRecord(record) != nil {
-                    lastDeletion[record] = step
-                }
-            case 35..<40:
-                _ = try await cluster.nodes[node].deleteField(record, fieldName: "by")
+            case GCWorkload.writeRolls:
+                try await workload.write(
+                    roll: roll, record: record, on: cluster.nodes[node], index: node, step: step)
             case 40..<85:
                 let sender = cluster.network.pick(0..<cluster.count)
                 // A partition is the transport's to apply: the pull fails, counted.
@@ -72,15 +65,10 @@ import Testing
         for (index, node) in cluster.nodes.enumerated() {
             outcome.tombstonesLeft += node.tombstoneCount()
             outcome.fencedLeft += node.fencedRecordCount
-            for (id, record) in node.records() {
-                guard case .int(let written)? = record.fields["v"], let deleted = lastDeletion[id],
-                    written < deleted
-                else { continue }
-                outcome.resurrections.append(
-                    "node \(index + 1): \(id) holds v=\(written), written before its deletion at step \(deleted)"
-                )
-            }
+            outcome.resurrections += workload.resurrections(
+                in: node.records(), of: "node \(index + 1)")
         }
+        outcome.reinserts = workload.reinserts
         outcome.snapshotsRequired = cluster.snapshotsTaken
         return outcome
     }

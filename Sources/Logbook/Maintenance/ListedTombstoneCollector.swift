@@ -52,7 +52,7 @@ enum ListedTombstoneCollector {
             // past them already (the hub listed them only after this node pushed them).
             if let last = deletions.max() {
                 state.historyStart = max(
-                    state.historyStart, min(last + 1, peers.pushCursor(for: hub)))
+                    state.historyStart, min(min(last, .max - 1) + 1, peers.pushCursor(for: hub)))
             }
             state.rounds.append(
                 .init(

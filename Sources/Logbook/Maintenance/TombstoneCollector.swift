@@ -20,7 +20,7 @@ public struct TombstoneCollectionOptions: Sendable {
 }
 
 /// What a tombstone GC found and did.
-public struct TombstoneCollectionReport: Sendable {
+public struct TombstoneCollectionReport: Sendable, Equatable {
     /// The peers that gate GC.
     public var registeredPeers: [UInt64] = []
     /// Why nothing new could be collected, when so.
@@ -55,6 +55,9 @@ public struct TombstoneCollectionReport: Sendable {
     public var fenced = 0
     /// Wall time.
     public var seconds = 0.0
+
+    /// An empty report.
+    public init() {}
 }
 
 /// Tombstone GC, a pass separate from compaction: removes a deletion and everything it

@@ -195,7 +195,7 @@ public struct PushSession: Sendable {
 
 extension PushReport {
     /// Adds a later step's figures; the cursor and durable end become the step's.
-    mutating func add(_ step: PushReport) {
+    public mutating func add(_ step: PushReport) {
         pushes += step.pushes
         sent += step.sent
         accepted += step.accepted

@@ -1,0 +1,233 @@
+import Foundation
+import Logbook
+import LogbookCRDT
+import Logging
+import PostgresNIO
+
+/// Tombstone GC through the hub (`StreamCollectionRule`; docs/maintenance.md, "GC through a
+/// hub"): the nodes' acknowledgements register them and carry their settled pulls and how
+/// far they collected; the list of collectable tombstones; the GC pass that moves the
+/// stream's horizons and deletes the tombstone rows every node has collected.
+extension HubStore {
+    /// The most tombstones one list page holds (whole versions, so a page may hold more).
+    static let collectablePageMax = 10_000
+    /// The key of a stream's GC advisory lock is this plus the stream id: one GC pass per
+    /// stream at a time, without holding the stream's row lock (merges take that).
+    static let collectionLockBase: Int64 = 0x4C47_424B_4743_0000
+
+    /// Stores `ack` from its node: registers the node with the stream (its GC now waits for
+    /// it), and stores the reader position, the settled pull and how far the node collected
+    /// the list. The last two only rise and are clamped to what the stream has reached, so
+    /// a confused node cannot move GC past what exists. Node 0 is no node.
+    public func acknowledge(_ ack: ReplicationAcknowledgement, in stream: HubStream) async throws {
+        guard ack.node != 0 else { throw HubError.badRequest("node 0 is no node; nothing stored") }
+        let version = HubColumns.version(min(HubOffsets.since(ack.offset), ChangeLimits.versionMax))
+        let settled = HubColumns.version(
+            min(HubOffsets.since(ack.settled ?? 0), ChangeLimits.versionMax))
+        let listed = HubColumns.version(min(ack.listedCollectedBelow ?? 0, ChangeLimits.versionMax))
+        try await client.query(
+            """
+            INSERT INTO logbook_stream_nodes
+                (stream_id, node_id, acknowledged_version, acknowledged_at, settled_version,
+                 listed_collected_below)
+            SELECT stream_id, \(HubColumns.nodeId(ack.node)), \(version), now(),
+                least(\(settled), hub_version), least(\(listed), collectable_below)
+            FROM logbook_streams WHERE stream_id = \(stream.id)
+            ON CONFLICT (stream_id, node_id) DO UPDATE
+            SET acknowledged_version = excluded.acknowledged_version,
+                acknowledged_at = excluded.acknowledged_at,
+                settled_version = greatest(
+                    logbook_stream_nodes.settled_version, excluded.settled_version),
+                listed_collected_below = greatest(
+                    logbook_stream_nodes.listed_collected_below, excluded.listed_collected_below)
+            """, logger: logger)
+    }
+
+    /// The tombstones nodes may collect, from hub version `from` on: whole versions, about
+    /// `collectablePageMax` of them.
+    public func collectable(in stream: HubStream, from: UInt64) async throws
+        -> CollectableTombstones
+    {
+        let logger = logger
+        let from = HubColumns.version(min(from, ChangeLimits.versionMax))
+        return try await client.transaction(logger: logger) { connection in
+            try await connection.query(
+                "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+            let heads = try await connection.query(
+                """
+                SELECT collectable_below, collected_below FROM logbook_streams
+                WHERE stream_id = \(stream.id)
+                """, logger: logger)
+            var head: (collectable: Int64, collected: Int64)?
+            for try await row in heads.decode((Int64, Int64).self) { head = row }
+            guard let head else { throw HubError.unknownStream(stream.name) }
+            let start = min(from, head.collectable)
+            // The page's end: below the version of the first tombstone past the page, or
+            // the horizon; never splitting a version.
+            let past = try await connection.query(
+                """
+                SELECT hub_version FROM logbook_tombstones
+                WHERE stream_id = \(stream.id) AND hub_version >= \(start)
+                    AND hub_version < \(head.collectable)
+                ORDER BY hub_version OFFSET \(Self.collectablePageMax) LIMIT 1
+                """, logger: logger)
+            var end = head.collectable
+            for try await version in past.decode(Int64.self) { end = version }
+            // One version larger than a page is listed whole.
+            if end == start && start < head.collectable { end = start + 1 }
+            let rows = try await connection.query(
+                """
+                SELECT record_id, hub_version FROM logbook_tombstones
+                WHERE stream_id = \(stream.id) AND hub_version >= \(start)
+                    AND hub_version < \(end)
+                ORDER BY hub_version, record_id
+                """, logger: logger)
+            var entries: [CollectableTombstones.Entry] = []
+            for try await (record, version) in rows.decode((ByteBuffer, Int64).self) {
+                entries.append(
+                    .init(
+                        recordId: String(buffer: record),
+                        version: HubColumns.version(stored: version)))
+            }
+            return CollectableTombstones(
+                entries: entries, listedBelow: HubColumns.version(stored: end),
+                collectableBelow: HubColumns.version(stored: head.collectable),
+                collectedBelow: HubColumns.version(stored: head.collected))
+        }
+    }
+
+    /// One GC pass over `stream` at `now`: notes a retention sighting, moves the horizons by
+    /// `StreamCollectionRule`, and deletes the tombstone rows below the collected horizon.
+    /// A pass already running on the stream (another hub process) makes this one skip.
+    public func collectTombstones(
+        in stream: HubStream, retentionSeconds: Double, graceSeconds: Double,
+        now: Date = Date()
+    ) async throws -> HubCollectionReport {
+        let logger = logger
+        let seconds = now.timeIntervalSince1970
+        return try await client.transaction(logger: logger) { connection in
+            var report = HubCollectionReport(stream: stream.name)
+            let locked = try await connection.query(
+                "SELECT pg_try_advisory_xact_lock(\(Self.collectionLockBase &+ stream.id))",
+                logger: logger)
+            for try await held in locked.decode(Bool.self) { report.skipped = !held }
+            if report.skipped { return report }
+            let heads = try await connection.query(
+                """
+                SELECT hub_version, collectable_below, collected_below, pending_collected_below,
+                    pending_since, gc_sightings
+                FROM logbook_streams WHERE stream_id = \(stream.id)
+                """, logger: logger)
+            var found: (Int64, Int64, Int64, Int64, Double, String)?
+            for try await row in heads.decode((Int64, Int64, Int64, Int64, Double, String).self) {
+                found = row
+            }
+            guard let (version, collectable, collected, pending, since, sightingsText) = found
+            else { throw HubError.unknownStream(stream.name) }
+            var rule = StreamCollectionRule(
+                collectableBelow: HubColumns.version(stored: collectable),
+                collectedBelow: HubColumns.version(stored: collected),
+                pendingCollectedBelow: HubColumns.version(stored: pending), pendingSince: since)
+            var sightings =
+                (try? JSONDecoder().decode(
+                    [RetentionSighting].self, from: Data(sightingsText.utf8))) ?? []
+            sightings.note(
+                .init(
+                    time: seconds, logEnd: min(HubColumns.version(stored: version), .max - 1) + 1),
+                retention: retentionSeconds)
+            let nodes = try await Self.nodes(of: stream, on: connection, logger: logger)
+            rule.advance(
+                nodes: nodes.map(\.standing),
+                retainedBelow: sightings.retainedBelow(now: seconds, retention: retentionSeconds),
+                now: seconds, graceSeconds: graceSeconds)
+            let deleted = try await connection.query(
+                """
+                WITH gone AS (
+                    DELETE FROM logbook_tombstones
+                    WHERE stream_id = \(stream.id)
+                        AND hub_version < \(HubColumns.version(rule.collectedBelow))
+                    RETURNING 1)
+                SELECT count(*) FROM gone
+                """, logger: logger)
+            for try await count in deleted.decode(Int64.self) { report.deleted = Int(count) }
+            let sightingsJSON = String(decoding: try JSONEncoder().encode(sightings), as: UTF8.self)
+            try await connection.query(
+                """
+                UPDATE logbook_streams
+                SET collectable_below = \(HubColumns.version(rule.collectableBelow)),
+                    collected_below = \(HubColumns.version(rule.collectedBelow)),
+                    pending_collected_below = \(HubColumns.version(rule.pendingCollectedBelow)),
+                    pending_since = \(rule.pendingSince), gc_sightings = \(sightingsJSON)
+                WHERE stream_id = \(stream.id)
+                """, logger: logger)
+            report.rule = rule
+            report.nodes = nodes.count
+            report.slowest =
+                nodes.min { $0.standing.settledVersion < $1.standing.settledVersion }?
+                .node
+            return report
+        }
+    }
+
+    /// Every registered node of `stream` with its standing.
+    static func nodes(of stream: HubStream, on connection: PostgresConnection, logger: Logger)
+        async throws -> [(node: UInt64, standing: StreamCollectionRule.Node)]
+    {
+        let rows = try await connection.query(
+            """
+            SELECT node_id, settled_version, listed_collected_below FROM logbook_stream_nodes
+            WHERE stream_id = \(stream.id)
+            """, logger: logger)
+        var nodes: [(node: UInt64, standing: StreamCollectionRule.Node)] = []
+        for try await (node, settled, listed) in rows.decode((Int64, Int64, Int64).self) {
+            nodes.append(
+                (
+                    HubColumns.nodeId(stored: node),
+                    .init(
+                        settledVersion: HubColumns.version(stored: settled),
+                        collectedBelow: HubColumns.version(stored: listed))
+                ))
+        }
+        return nodes
+    }
+
+    /// Every stream's name, ascending.
+    public func streamNames() async throws -> [String] {
+        let rows = try await client.query(
+            "SELECT name FROM logbook_streams ORDER BY name", logger: logger)
+        var names: [String] = []
+        for try await name in rows.decode(String.self) { names.append(name) }
+        return names
+    }
+}
+
+/// What one GC pass over a stream found and did.
+public struct HubCollectionReport: Sendable, Equatable, CustomStringConvertible {
+    /// The stream's name.
+    public var stream: String
+    /// True when another pass held the stream's GC lock: this one did nothing.
+    public var skipped = false
+    /// The horizons after the pass.
+    public var rule = StreamCollectionRule()
+    /// Registered nodes.
+    public var nodes = 0
+    /// The registered node with the lowest settled pull (what holds the horizon back).
+    public var slowest: UInt64?
+    /// Tombstone rows deleted.
+    public var deleted = 0
+
+    /// One line.
+    public var description: String {
+        if skipped { return "\(stream): another GC pass is running; skipped" }
+        var text =
+            "\(stream): \(nodes) registered nodes; collectable below hub version "
+            + "\(rule.collectableBelow), collected below \(rule.collectedBelow)"
+        if rule.pendingCollectedBelow > rule.collectedBelow {
+            text += " (\(rule.pendingCollectedBelow) after the grace)"
+        }
+        text += "; \(deleted) tombstones deleted"
+        if nodes == 0 { text += "; no node has acknowledged the stream yet" }
+        if let slowest, nodes > 0 { text += "; slowest node \(slowest)" }
+        return text
+    }
+}
