@@ -57,6 +57,15 @@ final class HubReadCache: @unchecked Sendable {
         }
     }
 
+    /// The grant `token` has on `stream` when memory holds a fresh one.
+    func freshGrant(token: String, stream: String) -> (stream: HubStream, grant: HubGrant)? {
+        let key = GrantKey(token: token, stream: stream)
+        guard let held = lock.withLock({ grants[key] }), held.until > ContinuousClock.now else {
+            return nil
+        }
+        return (held.stream, held.grant)
+    }
+
     /// The grant `token` has on `stream`, from memory while it is fresh, else from `lookUp`
     /// (which remembers a grant it finds; a refusal is not remembered, so a token created a
     /// moment ago works at once).
@@ -64,11 +73,9 @@ final class HubReadCache: @unchecked Sendable {
         token: String, stream: String,
         lookUp: () async throws -> (stream: HubStream, grant: HubGrant)?
     ) async throws -> (stream: HubStream, grant: HubGrant)? {
+        if let held = freshGrant(token: token, stream: stream) { return held }
         let key = GrantKey(token: token, stream: stream)
         let now = ContinuousClock.now
-        if let held = lock.withLock({ grants[key] }), held.until > now {
-            return (held.stream, held.grant)
-        }
         guard let found = try await lookUp() else { return nil }
         lock.withLock {
             if grants.count >= Self.capacity { grants.removeAll() }

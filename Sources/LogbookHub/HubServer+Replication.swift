@@ -88,16 +88,23 @@ extension HubServer {
 
     /// The stream's batches from `from`, read at merge count `generation` or later: shared
     /// with other followers at the same offset while notifications arrive, read afresh
-    /// while they do not (the count may not have moved with a merge then).
+    /// while they do not (the count may not have moved with a merge then). The read itself
+    /// carries the database bound, so a request sharing it waits no longer, and one served
+    /// from memory arms no timer.
     private func batches(
         in stream: HubStream, from: UInt64, maxBytes: Int, _ generation: UInt64
     ) async throws -> FetchedBatches {
+        let limit = configuration.databaseWaitMax
         let read: @Sendable () async throws -> FetchedBatches = { [store] in
-            try await store.batches(in: stream, from: from, maxBytes: maxBytes)
+            try await DatabaseDeadline.run(within: limit) {
+                try await store.batches(in: stream, from: from, maxBytes: maxBytes)
+            }
         }
-        guard notifier.isListening else { return try await mapped(read) }
+        guard notifier.isListening else { return try await mappingErrors(read) }
         let key = HubReadCache.PageKey(stream: stream.id, offset: from, maxBytes: maxBytes)
-        return try await mapped { try await cache.batches(key, generation: generation, read: read) }
+        return try await mappingErrors {
+            try await cache.batches(key, generation: generation, read: read)
+        }
     }
 
     private func snapshot(_ request: Request, stream name: String) async throws -> Response {

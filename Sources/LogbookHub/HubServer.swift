@@ -201,12 +201,7 @@ public struct HubServer: Sendable {
         -> HubStream
     {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            let granted = try await mapped({
-                let token = String(header.dropFirst(7))
-                return try await cache.grant(token: token, stream: name) {
-                    try await store.grant(for: token, stream: name)
-                }
-            })
+            let granted = try await grant(token: String(header.dropFirst(7)), stream: name)
         else {
             throw HTTPError(
                 .unauthorized, message: "a bearer token that names this stream is required")
@@ -217,12 +212,35 @@ public struct HubServer: Sendable {
         return granted.stream
     }
 
-    /// Runs a store call, turning its errors into HTTP answers that say what to do.
+    /// The grant `token` has on stream `name`: from memory when fresh (no database call, so
+    /// no deadline to arm: a follower's poll costs no timer here), else looked up.
+    private func grant(token: String, stream name: String) async throws
+        -> (stream: HubStream, grant: HubGrant)?
+    {
+        if let held = cache.freshGrant(token: token, stream: name) { return held }
+        return try await mapped {
+            try await cache.grant(token: token, stream: name) {
+                try await store.grant(for: token, stream: name)
+            }
+        }
+    }
+
+    /// Runs a store call within the database bound, turning its errors into HTTP answers
+    /// that say what to do.
     func mapped<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result)
         async throws -> Result
     {
+        try await mappingErrors {
+            try await DatabaseDeadline.run(within: configuration.databaseWaitMax, body)
+        }
+    }
+
+    /// Runs `body` (bounded by its caller), turning its errors into HTTP answers.
+    func mappingErrors<Result: Sendable>(_ body: () async throws -> Result) async throws
+        -> Result
+    {
         do {
-            return try await DatabaseDeadline.run(within: configuration.databaseWaitMax, body)
+            return try await body()
         } catch let error as DatabaseDeadline.Exceeded {
             throw HTTPError(.serviceUnavailable, message: "\(error); try again")
         } catch let error as HubError {
