@@ -127,6 +127,19 @@ import Testing
             #expect(pushed.sent == 1)
             #expect(pushed.echoesSkipped == 0)
             #expect(pushed.accepted == 1)
+            // Once the reader has pushed all it wrote, what it pulls next follows its push
+            // cursor: the pull's own ledger write moves the cursor past it, and no push has
+            // anything left to skip.
+            for index in 0..<10 {
+                _ = try await writer.logbook.insertOrUpdate("x\(index)", fields: [("v", .int(1))])
+            }
+            _ = try await writer.link.sync()
+            let again = try await reader.link.sync()
+            #expect(again.pulled.accepted == 10)
+            #expect(again.pushed.sent == 0 && again.pushed.echoesSkipped == 0)
+            let ledger = try PeerLedger(for: reader.logbook)
+            #expect(ledger.pushCursor(for: reader.link.peerName) == reader.logbook.durableOffset)
+            #expect(ledger.echoes(for: reader.link.peerName).isEmpty)
         }
     }
 

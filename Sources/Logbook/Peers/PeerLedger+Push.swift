@@ -10,9 +10,13 @@ extension PeerLedger {
         all[peer]?.pushed ?? 0
     }
 
-    /// The peers this node pushes to (hubs), ascending: each entry with a push cursor.
+    /// The peers this node pushes to (hubs), ascending: each entry with a push cursor, echo
+    /// ranges or pulls to settle (a hub's pull remembers those before the first push).
     public var pushPeers: [String] {
-        all.filter { $0.value.pushed != nil }.map(\.key).sorted()
+        all.filter { _, entry in
+            entry.pushed != nil || entry.echoes != nil || entry.pullsPending != nil
+                || entry.pullSettled != nil
+        }.map(\.key).sorted()
     }
 
     /// The ranges of our log that hold changes pulled from `peer`, ascending, that a push

@@ -154,7 +154,16 @@ public final class PeerLedger: @unchecked Sendable {
             $0.cursor = cursor
             $0.epoch = epoch
             if let nodeId { $0.nodeId = nodeId }
-            if let echoes { $0.addEcho(echoes) }
+            if let echoes {
+                // Pulled changes that follow everything already pushed need no push: the
+                // push cursor passes them in this same write (one durable write per pulled
+                // batch instead of two).
+                if $0.pushed ?? 0 == echoes.lowerBound, $0.pushed != nil {
+                    $0.pushed = echoes.upperBound
+                } else {
+                    $0.addEcho(echoes)
+                }
+            }
             if let logEnd { $0.notePull(through: cursor, logEnd: logEnd) }
         }
         // Only a node with acknowledgements waiting to settle needs its entry written again.
