@@ -36,7 +36,6 @@ final class SimulatedHub: @unchecked Sendable {
         return try body()
     }
 
-    var version: UInt64 { locked { state.getClock().currentTime() } }
     var tombstoneCount: Int { locked { state.tombstoneCount() } }
     var records: [String: Record<String, Value>] { locked { state.getData() } }
 

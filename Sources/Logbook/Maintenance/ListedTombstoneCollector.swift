@@ -18,9 +18,7 @@ enum ListedTombstoneCollector {
     ) throws(LogbookError) -> TombstoneCollectionReport {
         let started = ContinuousClock.now
         let now = options.now?.timeIntervalSince1970 ?? logbook.wallClock.secondsSince1970()
-        var report = TombstoneCollectionReport()
-        report.bytesBefore = logbook.sizeBytes
-        report.registeredPeers = peers.registeredPeers
+        var report = TombstoneCollectionReport(starting: logbook, peers: peers)
         var state = logbook.collectionState
         var progress = state.hubs?[hub] ?? .init()
         try check(listed, hub: hub)

@@ -58,6 +58,12 @@ public struct TombstoneCollectionReport: Sendable, Equatable {
 
     /// An empty report.
     public init() {}
+
+    /// A run's report as it starts: the log's size and the registered peers.
+    init(starting logbook: Logbook, peers: PeerLedger) {
+        bytesBefore = logbook.sizeBytes
+        registeredPeers = peers.registeredPeers
+    }
 }
 
 /// Tombstone GC, a pass separate from compaction: removes a deletion and everything it
@@ -80,9 +86,7 @@ enum TombstoneCollector {
     ) throws(LogbookError) -> TombstoneCollectionReport {
         let started = ContinuousClock.now
         let now = options.now?.timeIntervalSince1970 ?? logbook.wallClock.secondsSince1970()
-        var report = TombstoneCollectionReport()
-        report.bytesBefore = logbook.sizeBytes
-        report.registeredPeers = peers.registeredPeers
+        var report = TombstoneCollectionReport(starting: logbook, peers: peers)
         let unknownPeers = peers.unknownPeers(excluding: logbook.nodeId)
         var state = logbook.collectionState
         let logEnd = logbook.nextOffset
