@@ -197,30 +197,61 @@ struct HubFollowBenchmark {
                 logbook: node, hub: server.url(), stream: name, token: token,
                 ledger: PeerLedger(for: node), client: client)
         }
+        let failures = FailureTally()
         let syncing = Task {
             await withTaskGroup(of: Void.self) { group in
-                for link in links { group.addTask { await link.run(wait: .seconds(5)) } }
+                for link in links {
+                    group.addTask {
+                        await link.run(
+                            wait: .seconds(5),
+                            onPush: {
+                                switch $0 {
+                                case .failure(let error): failures.note(error)
+                                case .success(let report) where report.sent > 0:
+                                    failures.notePush(report)
+                                case .success: break
+                                }
+                            },
+                            onPull: { if case .failure(let error) = $0 { failures.note(error) } })
+                    }
+                }
             }
         }
         // Every link stops before the server does, whatever happens: a connection arriving
         // while Hummingbird shuts down traps in NIO (NIOAsyncWriter deinit without finish).
-        let outcome: Result<(Int, Duration, Duration), any Error>
+        let outcome: Result<Convergence, any Error>
         do { outcome = .success(try await writeAndConverge(nodes)) } catch {
             outcome = .failure(error)
         }
         syncing.cancel()
         await syncing.value
-        let (written, writing, converged) = try outcome.get()
+        let converged = try outcome.get()
+        let lastPush = failures.lastPush.withLock { $0 }.map {
+            String(format: "%.3f s", ($0 - converged.writesEnded).seconds)
+        }
         return BenchFigure(
             system: "Hub", name: "\(writers) nodes writing at once converge",
-            changesPerSecond: Double(written) / writing.seconds,
+            changesPerSecond: Double(converged.written) / converged.writing.seconds,
             note:
-                "all \(writers) digests equal \(String(format: "%.3f", converged.seconds)) s after the last write; \(Self.writesPerNode) writes per node, one per 20 ms, half to 20 shared records"
+                "all \(writers) digests equal \(String(format: "%.3f", converged.all.seconds)) s after the last write (the median node's \(String(format: "%.3f", converged.median.seconds)) s; the last push carrying changes ended \(lastPush ?? "-") after it; pushes \(failures.pushed.withLock { $0 })); \(failures.summary); \(Self.writesPerNode) writes per node, one per 20 ms, half to 20 shared records"
         )
     }
-    /// Every node writes its share; returns the changes written, how long writing took,
-    /// and how long after the last write every node held their merge.
-    private func writeAndConverge(_ nodes: [Logbook]) async throws -> (Int, Duration, Duration) {
+    /// What one convergence run measured.
+    struct Convergence {
+        /// Changes written.
+        var written: Int
+        /// How long writing took.
+        var writing: Duration
+        /// When the last write returned.
+        var writesEnded: ContinuousClock.Instant
+        /// How long after it every node held the merge of every write.
+        var all: Duration
+        /// How long after it the median node did.
+        var median: Duration
+    }
+
+    /// Every node writes its share, then every node is watched until it holds the merge.
+    private func writeAndConverge(_ nodes: [Logbook]) async throws -> Convergence {
         let started = ContinuousClock.now
         let written = try await withThrowingTaskGroup(of: [Change<String, String, Value>].self) {
             group in
@@ -251,8 +282,12 @@ struct HubFollowBenchmark {
         // more), so each is checked until it first does: walking all 100 states every few
         // milliseconds would take the cores the nodes need to converge.
         var waiting = nodes
+        var convergedAfter: [Duration] = []
         while true {
+            let before = waiting.count
             waiting.removeAll { $0.stateDigest() == expected }
+            convergedAfter += Array(
+                repeating: ContinuousClock.now - writesEnded, count: before - waiting.count)
             if waiting.isEmpty { break }
             guard ContinuousClock.now < deadline else {
                 throw ReplicationError(
@@ -260,7 +295,43 @@ struct HubFollowBenchmark {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return (written.count, writesEnded - started, ContinuousClock.now - writesEnded)
+        let median = convergedAfter.sorted()[convergedAfter.count / 2]
+        return Convergence(
+            written: written.count, writing: writesEnded - started, writesEnded: writesEnded,
+            all: ContinuousClock.now - writesEnded, median: median)
+    }
+}
+
+/// The failed pushes and pulls of the writing nodes, for the figure's note: a failure costs
+/// a node its backoff, which the convergence figure then includes.
+final class FailureTally: Sendable {
+    private let state = Mutex<(count: Int, first: String?)>((0, nil))
+    let lastPush = Mutex<ContinuousClock.Instant?>(nil)
+    let pushed = Mutex<(pushes: Int, sent: Int, accepted: Int, echoes: Int)>((0, 0, 0, 0))
+
+    func notePush(_ report: PushReport) {
+        lastPush.withLock { $0 = .now }
+        pushed.withLock {
+            $0.pushes += report.pushes
+            $0.sent += report.sent
+            $0.accepted += report.accepted
+            $0.echoes += report.echoesSkipped
+        }
+    }
+
+    func note(_ error: any Error) {
+        state.withLock { state in
+            state.count += 1
+            if state.first == nil { state.first = "\(error)" }
+        }
+    }
+
+    var summary: String {
+        state.withLock { state in
+            state.count == 0
+                ? "no push or pull failed"
+                : "\(state.count) pushes or pulls failed (first: \(state.first ?? ""))"
+        }
     }
 }
 

@@ -19,6 +19,13 @@ extension HubStore {
     /// it), and stores the reader position, the settled pull and how far the node collected
     /// the list. The last two only rise and are clamped to what the stream has reached, so
     /// a confused node cannot move GC past what exists. Node 0 is no node.
+    ///
+    /// Only a node's first acknowledgement (its registration) waits for the WAL flush. The
+    /// later ones commit without (`synchronous_commit` off for that transaction only): a
+    /// database crash can lose their last fraction of a second, which sets the values back
+    /// to older ones, and older values only hold GC back. Nodes acknowledge every few hundred
+    /// milliseconds, so this spares the database most of their flushes. A later flushed
+    /// commit (a push, a GC pass that read them) makes them durable anyway.
     public func acknowledge(_ ack: ReplicationAcknowledgement, in stream: HubStream) async throws {
         guard ack.node != 0 else { throw HubError.badRequest("node 0 is no node; nothing stored") }
         let version = HubColumns.version(min(HubOffsets.since(ack.offset), ChangeLimits.versionMax))
@@ -32,7 +39,12 @@ extension HubStore {
                  listed_collected_below)
             SELECT stream_id, \(HubColumns.nodeId(ack.node)), \(version), now(),
                 least(\(settled), hub_version), least(\(listed), collectable_below)
-            FROM logbook_streams WHERE stream_id = \(stream.id)
+            FROM logbook_streams, (
+                SELECT set_config('synchronous_commit', CASE WHEN EXISTS (
+                    SELECT 1 FROM logbook_stream_nodes
+                    WHERE stream_id = \(stream.id) AND node_id = \(HubColumns.nodeId(ack.node))
+                ) THEN 'off' ELSE 'on' END, true)) AS registration
+            WHERE stream_id = \(stream.id)
             ON CONFLICT (stream_id, node_id) DO UPDATE
             SET acknowledged_version = excluded.acknowledged_version,
                 acknowledged_at = excluded.acknowledged_at,

@@ -13,6 +13,9 @@ extension Logbook {
     ) throws(LogbookError) -> TombstoneCollectionReport {
         let started = ContinuousClock.now
         defer { metrics.collectionDuration.record(since: started) }
+        // The rule reads cursors and acknowledgements: what it relies on must not lag after a
+        // power cut (`PeerLedger.Persistence.progress`).
+        try peers.makeDurable()
         return try maintaining { () throws(LogbookError) in
             try TombstoneCollector.collect(self, peers: peers, options: options)
         }
@@ -29,6 +32,7 @@ extension Logbook {
     ) throws(LogbookError) -> TombstoneCollectionReport {
         let started = ContinuousClock.now
         defer { metrics.collectionDuration.record(since: started) }
+        try peers.makeDurable()  // the push cursor bounds the history start it moves
         return try maintaining { () throws(LogbookError) in
             try ListedTombstoneCollector.collect(
                 self, listed: listed, hub: hub, peers: peers, options: options)

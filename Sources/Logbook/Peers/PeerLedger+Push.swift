@@ -27,10 +27,31 @@ extension PeerLedger {
         }
     }
 
-    /// Records durably that `peer` holds everything of our log below `offset`; forgets the
-    /// echo ranges that ends below it. The cursor only moves forward.
+    /// What a push to `peer` must leave out of the log it has read: the offset pushes stop
+    /// at while a pulled merge is in flight (nil when none is), and the echo ranges. Call it
+    /// after reading the log: a merge that became durable before that read is then either
+    /// still held or has its echoes recorded (the hold is released only after they are).
+    public func pushExclusions(for peer: String) -> (heldFrom: UInt64?, echoes: [Range<UInt64>]) {
+        let heldFrom = pushHolds.heldFrom(peer)
+        return (heldFrom, echoes(for: peer))
+    }
+
+    /// Runs `merge` (a merge of changes pulled from `peer`, made durable, its echoes then
+    /// recorded) with pushes to `peer` held from this log's current end on, so no push
+    /// reads the merged changes before they are known as echoes.
+    public func holdingPushes<Result>(
+        to peer: String, from logEnd: UInt64, _ merge: () async throws -> Result
+    ) async rethrows -> Result {
+        let hold = pushHolds.hold(peer, from: logEnd)
+        defer { pushHolds.release(hold) }
+        return try await merge()
+    }
+
+    /// Records (as progress, `makeDurable` syncs it) that `peer` holds everything of our log
+    /// below `offset`; forgets the echo ranges that end below it. The cursor only moves
+    /// forward.
     public func setPushCursor(_ offset: UInt64, for peer: String) throws {
-        try update(peer) { entry in
+        try update(peer, persistence: .progress) { entry in
             entry.pushed = max(entry.pushed ?? 0, offset)
             entry.settlePulls()
             let kept = (entry.echoes ?? []).filter { $0.count == 2 && $0[1] > offset }
@@ -57,9 +78,9 @@ extension PeerLedger.Entry {
 }
 
 extension PeerLedger {
-    /// Records durably that `range` of our log holds changes pulled from `peer`.
+    /// Records (as progress) that `range` of our log holds changes pulled from `peer`.
     public func addEchoes(_ range: Range<UInt64>, for peer: String) throws {
         guard !range.isEmpty else { return }
-        try update(peer) { $0.addEcho(range) }
+        try update(peer, persistence: .progress) { $0.addEcho(range) }
     }
 }

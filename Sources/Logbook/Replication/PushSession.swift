@@ -49,10 +49,13 @@ public struct PushSession: Sendable {
         let target = logbook.durableOffset
         var total = PushReport()
         repeat {
+            let before = ledger.pushCursor(for: peer)
             let step = try await self.step()
             total.add(step)
             onStep(step)
             if step.cursor >= step.durableOffset { break }
+            // Held by a pulled merge in flight (`PeerLedger.pushExclusions`): it ends soon.
+            if step.cursor <= before { try await Task.sleep(for: .milliseconds(1)) }
         } while total.cursor < target
         return total
     }
@@ -68,9 +71,16 @@ public struct PushSession: Sendable {
         }
         report.durableOffset = shipped.durableOffset
         guard shipped.batchCount > 0 else { return report }
-        let (records, end) = try ShippedBatchReader.changesWithOffsets(
+        var (records, end) = try ShippedBatchReader.changesWithOffsets(
             in: shipped.bytes, from: cursor)
-        let echoes = ledger.echoes(for: peer)
+        let readCount = records.count
+        // After the log is read: a pulled merge it holds is then held back or known.
+        let (heldFrom, echoes) = ledger.pushExclusions(for: peer)
+        if let heldFrom, heldFrom < end {
+            guard heldFrom > cursor else { return report }  // the next step takes it
+            records.removeAll { $0.0 >= heldFrom }
+            end = heldFrom
+        }
         var kept: [(UInt64, Change<String, String, Value>)] = []
         kept.reserveCapacity(records.count)
         var echo = echoes.startIndex
@@ -85,7 +95,7 @@ public struct PushSession: Sendable {
         // Stored bytes go as they are when they hold exactly what must be sent; otherwise
         // what is kept is framed anew.
         if !kept.isEmpty {
-            if kept.count == records.count, kept.count <= options.changesPerPushMax,
+            if kept.count == readCount, kept.count <= options.changesPerPushMax,
                 Self.firstBatchStarts(in: shipped.bytes, atOrAfter: cursor)
             {
                 try await send(shipped.bytes, changeCount: kept.count, into: &report)
@@ -113,11 +123,14 @@ public struct PushSession: Sendable {
         poll: Duration = .milliseconds(5), onStep: (PushReport) -> Void = { _ in }
     ) async throws {
         while !Task.isCancelled {
-            if logbook.durableOffset > ledger.pushCursor(for: peer) {
-                onStep(try await step())
-            } else {
-                try await Task.sleep(for: poll)
+            let cursor = ledger.pushCursor(for: peer)
+            if logbook.durableOffset > cursor {
+                let report = try await step()
+                onStep(report)
+                // A step that could not move (a pulled merge holds the rest) waits a poll.
+                if report.cursor > cursor { continue }
             }
+            try await Task.sleep(for: poll)
         }
     }
 

@@ -1,3 +1,5 @@
+import LogbookCRDT
+
 /// Replicates one peer's log into a Logbook over any `ReplicationTransport`: from the durable
 /// cursor for that peer, stating the position it holds; each body checked whole before its
 /// changes are merged; the merge made durable before the cursor moves; an acknowledgement
@@ -206,12 +208,12 @@ public struct ReplicationSession: Sendable {
             throw ReplicationError(
                 message: "\(peer): batches end at \(end), the peer says \(batches.nextOffset)")
         }
-        let merged = try await logbook.mergeLocated(changes)
-        try logbook.sync()  // what we merged is durable before the cursor moves past it
-        try ledger.setCursor(
-            end, epoch: batches.epoch, for: peer, nodeId: batches.nodeId,
-            echoes: options.remembersEchoes ? merged.offsets : nil,
-            logEnd: options.remembersEchoes ? logbook.durableOffset : nil)
+        let merged = try await mergeDurably(changes) { merged in
+            try ledger.setCursor(
+                end, epoch: batches.epoch, for: peer, nodeId: batches.nodeId,
+                echoes: options.remembersEchoes ? merged.offsets : nil,
+                logEnd: options.remembersEchoes ? logbook.durableOffset : nil)
+        }
         metrics.received.increment(by: Int64(changes.count))
         report.pulls += 1
         report.bytes += batches.bytes.count
@@ -219,6 +221,27 @@ public struct ReplicationSession: Sendable {
         report.accepted += merged.accepted.count
         report.cursor = end
         return end
+    }
+
+    /// Merges `changes`, makes them durable (before any cursor moves past them), then runs
+    /// `record`. For a peer this node pushes to, pushes wait meanwhile (`holdingPushes`), so
+    /// none reads the merged changes before `record` notes them as echoes.
+    private func mergeDurably(
+        _ changes: [Change<String, String, Value>],
+        record: (MergedChanges) throws -> Void
+    ) async throws -> MergedChanges {
+        guard options.remembersEchoes else {
+            let merged = try await logbook.mergeLocated(changes)
+            try logbook.sync()
+            try record(merged)
+            return merged
+        }
+        return try await ledger.holdingPushes(to: peer, from: logbook.nextOffset) {
+            let merged = try await logbook.mergeLocated(changes)
+            try logbook.sync()
+            try record(merged)
+            return merged
+        }
     }
 
     /// Takes the peer's state after an answer that was not batches; returns the new cursor.
@@ -241,9 +264,9 @@ public struct ReplicationSession: Sendable {
         repeat {
             let page = try await transport.fetchStatePage(
                 after: after, changesMax: options.statePageChanges)
-            let merged = try await logbook.mergeLocated(page.changes)
-            try logbook.sync()
-            if options.remembersEchoes { try ledger.addEchoes(merged.offsets, for: peer) }
+            let merged = try await mergeDurably(page.changes) { merged in
+                if options.remembersEchoes { try ledger.addEchoes(merged.offsets, for: peer) }
+            }
             metrics.received.increment(by: Int64(page.changes.count))
             report.received += page.changes.count
             report.accepted += merged.accepted.count
@@ -285,6 +308,9 @@ public struct ReplicationSession: Sendable {
     /// Tells the peer we have merged its log below `offset`; a hub also hears how far our
     /// pulls are settled and how far we collected what it listed (its GC needs both).
     private func acknowledge(_ offset: UInt64) async throws {
+        // The peer's GC relies on what this says: no cursor may lag behind it after a power
+        // cut (`PeerLedger.Persistence.progress`).
+        try ledger.makeDurable()
         try await transport.acknowledge(
             ReplicationAcknowledgement(
                 node: logbook.nodeId, offset: offset, logEnd: logbook.durableOffset,

@@ -70,9 +70,14 @@ extension FileSystem {
     /// Replaces the file at `path` with `bytes` through a temporary file and a rename, so a
     /// reader (or a crash) sees the old contents or the new, never a mix. With `durable`, the
     /// file is synced before the rename and its directory after it.
-    public func replaceFile(_ path: String, with bytes: [UInt8], durable: Bool)
-        throws(StorageError)
-    {
+    ///
+    /// With `durable` and not `syncsDirectory`, the file is synced but the rename is not:
+    /// after a power cut the path holds these contents or older ones, always whole. For a
+    /// record of progress that is as true when older (a cursor that may only lag), it saves
+    /// one of the two syncs.
+    public func replaceFile(
+        _ path: String, with bytes: [UInt8], durable: Bool, syncsDirectory: Bool = true
+    ) throws(StorageError) {
         let temporaryPath = path + SegmentFileName.temporarySuffix
         if exists(temporaryPath) { try removeFile(temporaryPath) }
         let file = try open(temporaryPath, mode: .createNew)
@@ -80,7 +85,7 @@ extension FileSystem {
         if durable { try file.sync() }
         try file.close()
         try rename(temporaryPath, to: path)
-        if durable, let slash = path.lastIndex(of: "/") {
+        if durable, syncsDirectory, let slash = path.lastIndex(of: "/") {
             try syncDirectory(String(path[..<slash]))
         }
     }
