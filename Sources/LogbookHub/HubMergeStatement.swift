@@ -3,12 +3,15 @@ import Logging
 import NIOCore
 import PostgresNIO
 
-/// The one statement that merges a reduced push (`HubBatch`) into a stream, given the
-/// version the merge took. In order: new deletions become tombstone rows (a record already
-/// deleted keeps its first tombstone); the cells of newly deleted records go; then every
-/// column change of a record without a tombstone is inserted, or replaces the stored value
-/// only when its (colVersion, dbVersion, nodeId) is strictly greater — so an echo of what
-/// the hub holds changes nothing. The table keeps winners only.
+/// The call that merges a reduced push (`HubBatch`) into a stream: `logbook_merge`
+/// (migration 3, `HubSchema`), one statement and so one transaction, committed as it
+/// returns. It takes the stream's next version under the stream's row lock, then in order:
+/// new deletions become tombstone rows (a record already deleted keeps its first
+/// tombstone); the cells of newly deleted records go; every column change of a record
+/// without a tombstone is inserted, or replaces the stored value only when its (colVersion,
+/// dbVersion, nodeId) is strictly greater — so an echo of what the hub holds changes
+/// nothing; and when anything was accepted, it notifies `HubChangeNotifier.channel`. The
+/// table keeps winners only.
 struct HubMergeStatement {
     let stream: HubStream
     // Deletions, column by column.
@@ -25,58 +28,27 @@ struct HubMergeStatement {
         cells = HubCellColumns(batch.cells)
     }
 
-    func run(on connection: PostgresConnection, version: Int64, logger: Logger) async throws
-        -> HubMergeReport
-    {
-        let rows = try await connection.query(
+    /// Merges and commits; throws `unknownStream` when the stream is gone.
+    func run(on client: PostgresClient, logger: Logger) async throws -> HubMergeReport {
+        let rows = try await client.query(
             """
-            WITH deletion AS (
-                SELECT * FROM unnest(\(deletedIds)::bytea[], \(deletionVersions)::int8[],
-                    \(deletionNodes)::int8[]) AS d(record_id, db_version, node_id)
-            ),
-            tombstoned AS (
-                INSERT INTO logbook_tombstones (stream_id, record_id, db_version, node_id, hub_version)
-                SELECT \(stream.id), record_id, db_version, node_id, \(version) FROM deletion
-                ON CONFLICT (stream_id, record_id) DO NOTHING
-                RETURNING record_id
-            ),
-            dropped AS (
-                DELETE FROM logbook_cells AS cell USING tombstoned
-                WHERE cell.stream_id = \(stream.id) AND cell.record_id = tombstoned.record_id
-                RETURNING 1
-            ),
-            incoming AS (
-                SELECT * FROM unnest(\(cells.recordIds)::bytea[], \(cells.columns)::bytea[],
-                    \(cells.values)::bytea[], \(cells.hasValue)::bool[], \(cells.colVersions)::int8[],
-                    \(cells.dbVersions)::int8[], \(cells.nodeIds)::int8[])
-                    AS c(record_id, col_name, value, has_value, col_version, db_version, node_id)
-            ),
-            written AS (
-                INSERT INTO logbook_cells AS held (stream_id, record_id, col_name, value,
-                    col_version, db_version, node_id, hub_version)
-                SELECT \(stream.id), record_id, col_name, CASE WHEN has_value THEN value END,
-                    col_version, db_version, node_id, \(version)
-                FROM incoming
-                WHERE NOT EXISTS (
-                    SELECT 1 FROM logbook_tombstones AS t
-                    WHERE t.stream_id = \(stream.id) AND t.record_id = incoming.record_id)
-                ON CONFLICT (stream_id, record_id, col_name) DO UPDATE
-                SET value = excluded.value, col_version = excluded.col_version,
-                    db_version = excluded.db_version, node_id = excluded.node_id,
-                    hub_version = excluded.hub_version
-                WHERE (excluded.col_version, excluded.db_version, excluded.node_id)
-                    > (held.col_version, held.db_version, held.node_id)
-                RETURNING 1
-            )
-            SELECT (SELECT count(*) FROM tombstoned), (SELECT count(*) FROM dropped),
-                (SELECT count(*) FROM written)
+            SELECT merge_version, accepted_deletions, dropped_cells, accepted_cells
+            FROM logbook_merge(\(stream.id), \(deletedIds)::bytea[], \(deletionVersions)::int8[],
+                \(deletionNodes)::int8[], \(cells.recordIds)::bytea[], \(cells.columns)::bytea[],
+                \(cells.values)::bytea[], \(cells.hasValue)::bool[], \(cells.colVersions)::int8[],
+                \(cells.dbVersions)::int8[], \(cells.nodeIds)::int8[])
             """, logger: logger)
-        var report = HubMergeReport(received: 0, hubVersion: HubColumns.version(stored: version))
-        for try await (deleted, dropped, written) in rows.decode((Int64, Int64, Int64).self) {
-            report.acceptedDeletions = Int(deleted)
-            report.droppedCells = Int(dropped)
-            report.acceptedCells = Int(written)
+        var report: HubMergeReport?
+        for try await (version, deleted, dropped, written) in rows.decode(
+            (Int64?, Int64?, Int64?, Int64?).self)
+        {
+            guard let version else { throw HubError.unknownStream(stream.name) }
+            report = HubMergeReport(received: 0, hubVersion: HubColumns.version(stored: version))
+            report?.acceptedDeletions = Int(deleted ?? 0)
+            report?.droppedCells = Int(dropped ?? 0)
+            report?.acceptedCells = Int(written ?? 0)
         }
+        guard let report else { throw HubError.unknownStream(stream.name) }
         return report
     }
 }

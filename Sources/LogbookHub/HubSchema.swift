@@ -110,6 +110,84 @@ public enum HubSchema {
                     ADD COLUMN gc_sightings text NOT NULL DEFAULT '[]'
                 """,
             ]),
+        // The merge as one server-side call (`HubMergeStatement`): the stream's row lock is
+        // then held for the merge and the commit only, never across a round trip to a hub
+        // process. Each statement of a volatile PL/pgSQL function takes its own snapshot
+        // under READ COMMITTED, so the merge, started after the lock was granted, sees every
+        // earlier merge of the stream (docs/hub.md, "The merge").
+        Migration(
+            version: 3,
+            statements: [
+                """
+                CREATE FUNCTION logbook_merge(
+                    merging_stream bigint,
+                    deleted_ids bytea[], deletion_versions bigint[], deletion_nodes bigint[],
+                    cell_ids bytea[], cell_columns bytea[], cell_values bytea[],
+                    cell_has_value boolean[], cell_col_versions bigint[],
+                    cell_db_versions bigint[], cell_nodes bigint[],
+                    OUT merge_version bigint, OUT accepted_deletions bigint,
+                    OUT dropped_cells bigint, OUT accepted_cells bigint)
+                LANGUAGE plpgsql VOLATILE AS $merge$
+                BEGIN
+                    UPDATE logbook_streams SET hub_version = hub_version + 1
+                    WHERE stream_id = merging_stream RETURNING hub_version INTO merge_version;
+                    IF NOT FOUND THEN
+                        RETURN;
+                    END IF;
+                    WITH deletion AS (
+                        SELECT * FROM unnest(deleted_ids, deletion_versions, deletion_nodes)
+                            AS d(record_id, db_version, node_id)
+                    ),
+                    tombstoned AS (
+                        INSERT INTO logbook_tombstones
+                            (stream_id, record_id, db_version, node_id, hub_version)
+                        SELECT merging_stream, record_id, db_version, node_id, merge_version
+                        FROM deletion
+                        ON CONFLICT (stream_id, record_id) DO NOTHING
+                        RETURNING record_id
+                    ),
+                    dropped AS (
+                        DELETE FROM logbook_cells AS cell USING tombstoned
+                        WHERE cell.stream_id = merging_stream
+                            AND cell.record_id = tombstoned.record_id
+                        RETURNING 1
+                    ),
+                    incoming AS (
+                        SELECT * FROM unnest(cell_ids, cell_columns, cell_values, cell_has_value,
+                            cell_col_versions, cell_db_versions, cell_nodes)
+                            AS c(record_id, col_name, value, has_value, col_version, db_version,
+                                node_id)
+                    ),
+                    written AS (
+                        INSERT INTO logbook_cells AS held (stream_id, record_id, col_name, value,
+                            col_version, db_version, node_id, hub_version)
+                        SELECT merging_stream, record_id, col_name,
+                            CASE WHEN has_value THEN value END,
+                            col_version, db_version, node_id, merge_version
+                        FROM incoming
+                        WHERE NOT EXISTS (
+                            SELECT 1 FROM logbook_tombstones AS t
+                            WHERE t.stream_id = merging_stream
+                                AND t.record_id = incoming.record_id)
+                        ON CONFLICT (stream_id, record_id, col_name) DO UPDATE
+                        SET value = excluded.value, col_version = excluded.col_version,
+                            db_version = excluded.db_version, node_id = excluded.node_id,
+                            hub_version = excluded.hub_version
+                        WHERE (excluded.col_version, excluded.db_version, excluded.node_id)
+                            > (held.col_version, held.db_version, held.node_id)
+                        RETURNING 1
+                    )
+                    SELECT (SELECT count(*) FROM tombstoned), (SELECT count(*) FROM dropped),
+                        (SELECT count(*) FROM written)
+                    INTO accepted_deletions, dropped_cells, accepted_cells;
+                    -- Delivered at commit to every hub process's HubChangeNotifier.
+                    IF accepted_deletions + accepted_cells > 0 THEN
+                        PERFORM pg_notify('logbook_hub', merging_stream::text);
+                    END IF;
+                END
+                $merge$
+                """
+            ]),
     ]
 
     /// Applies every migration the database lacks; returns the versions applied (empty when

@@ -74,27 +74,8 @@ public struct HubStore: Sendable {
         let statement = HubMergeStatement(stream: stream, batch: batch)
         let logger = logger
         let started = ContinuousClock.now
-        let report = try await client.transaction(logger: logger) { connection in
-            // The lock first, in its own statement: the merge statement then takes its
-            // snapshot after every earlier merge of this stream committed.
-            let bumped = try await connection.query(
-                """
-                UPDATE logbook_streams SET hub_version = hub_version + 1
-                WHERE stream_id = \(stream.id) RETURNING hub_version
-                """, logger: logger)
-            var version: Int64?
-            for try await value in bumped.decode(Int64.self) { version = value }
-            guard let version else { throw HubError.unknownStream(stream.name) }
-            var report = try await statement.run(on: connection, version: version, logger: logger)
-            report.received = changes.count
-            if report.acceptedCells + report.acceptedDeletions > 0 {
-                // Delivered at commit to every hub process's `HubChangeNotifier`.
-                try await connection.query(
-                    "SELECT pg_notify(\(HubChangeNotifier.channel), \(String(stream.id)))",
-                    logger: logger)
-            }
-            return report
-        }
+        var report = try await statement.run(on: client, logger: logger)
+        report.received = changes.count
         metrics.mergeDuration.record(since: started)
         metrics.merges.increment()
         metrics.pushedChanges.increment(by: Int64(changes.count))
