@@ -197,7 +197,7 @@ struct HubFollowBenchmark {
                 logbook: node, hub: server.url(), stream: name, token: token,
                 ledger: PeerLedger(for: node), client: client)
         }
-        let failures = FailureTally()
+        let tally = LinkTally()
         let syncing = Task {
             await withTaskGroup(of: Void.self) { group in
                 for link in links {
@@ -206,13 +206,13 @@ struct HubFollowBenchmark {
                             wait: .seconds(5),
                             onPush: {
                                 switch $0 {
-                                case .failure(let error): failures.note(error)
+                                case .failure(let error): tally.note(error)
                                 case .success(let report) where report.sent > 0:
-                                    failures.notePush(report)
+                                    tally.notePush(report)
                                 case .success: break
                                 }
                             },
-                            onPull: { if case .failure(let error) = $0 { failures.note(error) } })
+                            onPull: { if case .failure(let error) = $0 { tally.note(error) } })
                     }
                 }
             }
@@ -226,14 +226,14 @@ struct HubFollowBenchmark {
         syncing.cancel()
         await syncing.value
         let converged = try outcome.get()
-        let lastPush = failures.lastPush.withLock { $0 }.map {
+        let lastPush = tally.lastPush.map {
             String(format: "%.3f s", ($0 - converged.writesEnded).seconds)
         }
         return BenchFigure(
             system: "Hub", name: "\(writers) nodes writing at once converge",
             changesPerSecond: Double(converged.written) / converged.writing.seconds,
             note:
-                "all \(writers) digests equal \(String(format: "%.3f", converged.all.seconds)) s after the last write (the median node's \(String(format: "%.3f", converged.median.seconds)) s; the last push carrying changes ended \(lastPush ?? "-") after it; pushes \(failures.pushed.withLock { $0 })); \(failures.summary); \(Self.writesPerNode) writes per node, one per 20 ms, half to 20 shared records"
+                "all \(writers) digests equal \(String(format: "%.3f", converged.all.seconds)) s after the last write (the median node's \(String(format: "%.3f", converged.median.seconds)) s; the last push carrying changes ended \(lastPush ?? "-") after it; pushes \(tally.pushSummary)); \(tally.failureSummary); \(Self.writesPerNode) writes per node, one per 20 ms, half to 20 shared records"
         )
     }
     /// What one convergence run measured.
@@ -302,35 +302,48 @@ struct HubFollowBenchmark {
     }
 }
 
-/// The failed pushes and pulls of the writing nodes, for the figure's note: a failure costs
-/// a node its backoff, which the convergence figure then includes.
-final class FailureTally: Sendable {
-    private let state = Mutex<(count: Int, first: String?)>((0, nil))
-    let lastPush = Mutex<ContinuousClock.Instant?>(nil)
-    let pushed = Mutex<(pushes: Int, sent: Int, accepted: Int, echoes: Int)>((0, 0, 0, 0))
+/// What the writing nodes' links did, for the figure's note: the pushes that carried
+/// changes (summed with `PushReport.add`) and when the last one ended, and the failed pushes
+/// and pulls (a failure costs a node its backoff, which the convergence figure includes).
+final class LinkTally: Sendable {
+    private struct State {
+        var pushed = PushReport()
+        var lastPush: ContinuousClock.Instant?
+        var failures = 0
+        var firstFailure: String?
+    }
+
+    private let state = Mutex(State())
 
     func notePush(_ report: PushReport) {
-        lastPush.withLock { $0 = .now }
-        pushed.withLock {
-            $0.pushes += report.pushes
-            $0.sent += report.sent
-            $0.accepted += report.accepted
-            $0.echoes += report.echoesSkipped
+        state.withLock {
+            $0.pushed.add(report)
+            $0.lastPush = .now
         }
     }
 
     func note(_ error: any Error) {
-        state.withLock { state in
-            state.count += 1
-            if state.first == nil { state.first = "\(error)" }
+        state.withLock {
+            $0.failures += 1
+            if $0.firstFailure == nil { $0.firstFailure = "\(error)" }
         }
     }
 
-    var summary: String {
-        state.withLock { state in
-            state.count == 0
+    var lastPush: ContinuousClock.Instant? { state.withLock { $0.lastPush } }
+
+    var pushSummary: String {
+        state.withLock {
+            let pushed = $0.pushed
+            return
+                "(pushes: \(pushed.pushes), sent: \(pushed.sent), accepted: \(pushed.accepted), echoes: \(pushed.echoesSkipped))"
+        }
+    }
+
+    var failureSummary: String {
+        state.withLock {
+            $0.failures == 0
                 ? "no push or pull failed"
-                : "\(state.count) pushes or pulls failed (first: \(state.first ?? ""))"
+                : "\($0.failures) pushes or pulls failed (first: \($0.firstFailure ?? ""))"
         }
     }
 }

@@ -14,7 +14,8 @@ import ServiceLifecycle
 /// `pollWhileListening`, so a lost notification costs latency, never a change.
 public final class HubChangeNotifier: Service, @unchecked Sendable {
     // @unchecked: the state is guarded by `lock`.
-    /// The channel merges notify on.
+    /// The channel merges notify on. Migration 3's `logbook_merge` names it in its SQL
+    /// (a migration's text never changes), so it cannot change without a new migration.
     static let channel = "logbook_hub"
     /// How often a waiter re-reads while notifications arrive.
     let pollWhileListening: Duration

@@ -38,18 +38,19 @@ struct HubMergeStatement {
                 \(cells.values)::bytea[], \(cells.hasValue)::bool[], \(cells.colVersions)::int8[],
                 \(cells.dbVersions)::int8[], \(cells.nodeIds)::int8[])
             """, logger: logger)
-        var report: HubMergeReport?
+        // One row; its version is null when the stream is gone.
         for try await (version, deleted, dropped, written) in rows.decode(
             (Int64?, Int64?, Int64?, Int64?).self)
         {
-            guard let version else { throw HubError.unknownStream(stream.name) }
-            report = HubMergeReport(received: 0, hubVersion: HubColumns.version(stored: version))
-            report?.acceptedDeletions = Int(deleted ?? 0)
-            report?.droppedCells = Int(dropped ?? 0)
-            report?.acceptedCells = Int(written ?? 0)
+            guard let version else { break }
+            var report = HubMergeReport(
+                received: 0, hubVersion: HubColumns.version(stored: version))
+            report.acceptedDeletions = Int(deleted ?? 0)
+            report.droppedCells = Int(dropped ?? 0)
+            report.acceptedCells = Int(written ?? 0)
+            return report
         }
-        guard let report else { throw HubError.unknownStream(stream.name) }
-        return report
+        throw HubError.unknownStream(stream.name)
     }
 }
 

@@ -112,10 +112,15 @@ import Testing
                 try? writer.logbook.close()
                 try? reader.logbook.close()
             }
-            for index in 0..<50 {
-                _ = try await writer.logbook.insertOrUpdate("w\(index)", fields: [("v", .int(1))])
+            /// The writer writes `count` records named `prefix`N and syncs them to the hub.
+            func writeAndSync(_ prefix: String, _ count: Int) async throws {
+                for index in 0..<count {
+                    _ = try await writer.logbook.insertOrUpdate(
+                        "\(prefix)\(index)", fields: [("v", .int(1))])
+                }
+                _ = try await writer.link.sync()
             }
-            _ = try await writer.link.sync()
+            try await writeAndSync("w", 50)
             let pulled = try await reader.link.sync()
             #expect(pulled.pulled.accepted == 50)
             // The round's push after its pull moves the cursor past the 50 pulled changes,
@@ -130,10 +135,7 @@ import Testing
             // Once the reader has pushed all it wrote, what it pulls next follows its push
             // cursor: the pull's own ledger write moves the cursor past it, and no push has
             // anything left to skip.
-            for index in 0..<10 {
-                _ = try await writer.logbook.insertOrUpdate("x\(index)", fields: [("v", .int(1))])
-            }
-            _ = try await writer.link.sync()
+            try await writeAndSync("x", 10)
             let again = try await reader.link.sync()
             #expect(again.pulled.accepted == 10)
             #expect(again.pushed.sent == 0 && again.pushed.echoesSkipped == 0)

@@ -230,18 +230,15 @@ public struct ReplicationSession: Sendable {
         _ changes: [Change<String, String, Value>],
         record: (MergedChanges) throws -> Void
     ) async throws -> MergedChanges {
-        guard options.remembersEchoes else {
+        func mergeSyncRecord() async throws -> MergedChanges {
             let merged = try await logbook.mergeLocated(changes)
             try logbook.sync()
             try record(merged)
             return merged
         }
-        return try await ledger.holdingPushes(to: peer, from: logbook.nextOffset) {
-            let merged = try await logbook.mergeLocated(changes)
-            try logbook.sync()
-            try record(merged)
-            return merged
-        }
+        guard options.remembersEchoes else { return try await mergeSyncRecord() }
+        return try await ledger.holdingPushes(
+            to: peer, from: logbook.nextOffset, mergeSyncRecord)
     }
 
     /// Takes the peer's state after an answer that was not batches; returns the new cursor.
