@@ -34,8 +34,10 @@ struct HubFollowBenchmark {
         let server = try await HubServer(store: store).start()
         var figures: [BenchFigure] = []
         do {
-            progress("hub lag, \(followers) followers")
-            figures.append(try await lag(server, client))
+            for streamed in [true, false] {
+                progress("hub lag, \(followers) followers, \(streamed ? "streamed" : "long polls")")
+                figures.append(try await lag(server, client, streamed: streamed))
+            }
             progress("hub convergence, \(writers) writing nodes")
             figures.append(try await convergence(server, client))
         } catch {
@@ -58,14 +60,17 @@ struct HubFollowBenchmark {
     /// When one follower's answers moved its cursor: the version it had then seen in full.
     typealias Arrival = (version: UInt64, at: ContinuousClock.Instant)
 
-    private func lag(_ server: RunningServer, _ client: HTTPClient) async throws -> BenchFigure {
+    private func lag(_ server: RunningServer, _ client: HTTPClient, streamed: Bool) async throws
+        -> BenchFigure
+    {
         let (name, token) = try await newStream("follow")
         let base = server.url() + "/streams/" + name
         let stopped = StopFlag()
         let arrivals = try await withThrowingTaskGroup(of: [Arrival].self) { group in
             for _ in 0..<followers {
                 group.addTask {
-                    try await Self.follow(base, token: token, client: client, until: stopped)
+                    try await Self.follow(
+                        base, token: token, client: client, streamed: streamed, until: stopped)
                 }
             }
             // Every follower has a poll waiting before the first push.
@@ -99,33 +104,36 @@ struct HubFollowBenchmark {
         let pushing = max(pushesEnded - (sent.first?.at ?? pushesEnded), .milliseconds(10))
         return BenchFigure(
             system: "Hub",
-            name: "lag, one pusher to \(followers) following nodes at \(Self.rate) changes/s",
+            name:
+                "lag, one pusher to \(followers) \(streamed ? "streaming" : "long-polling") nodes at \(Self.rate) changes/s",
             changesPerSecond: Double(pushed) / pushing.seconds,
             latency: lags.percentiles(),
             note:
-                "a change written → a follower's answer covering it, for every 10 ms of writes (\(Self.rate / 100) changes) and every follower; writes paced over \(followSeconds) s, pushed one push at a time with all that was due, done after \(String(format: "%.1f", pushing.seconds)) s (changes/s: the rate reached), \(missed) pairs not covered; followers read headers only"
+                "a change written → a follower's answer covering it, for every 10 ms of writes (\(Self.rate / 100) changes) and every follower; writes paced over \(followSeconds) s, pushed one push at a time with all that was due, done after \(String(format: "%.1f", pushing.seconds)) s (changes/s: the rate reached), \(missed) pairs not covered; followers take whole answers, they do not merge them"
         )
     }
 
-    /// One simulated node: long polls from its cursor until `stopped`, noting each move.
+    /// One simulated node: follows from its cursor until `stopped`, as a node's session
+    /// fetches (`HTTPReplicationTransport`, a streamed follow or long polls), noting each
+    /// move.
     private static func follow(
-        _ base: String, token: String, client: HTTPClient, until stopped: StopFlag
+        _ base: String, token: String, client: HTTPClient, streamed: Bool,
+        until stopped: StopFlag
     ) async throws -> [Arrival] {
+        var transport = HTTPReplicationTransport(peer: base, token: token, client: client)
+        transport.streamsFollows = streamed
+        defer { transport.closeFollowStream() }
         var arrivals: [Arrival] = []
         var offset: UInt64 = 0
         while !stopped.isStopped {
-            var request = HTTPClientRequest(
-                url: "\(base)/log?from=\(offset)&max_bytes=4194304&wait_ms=1000")
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
-            let response = try await client.execute(request, timeout: .seconds(30))
-            _ = try await response.body.collect(upTo: 64 << 20)
-            guard response.status == .ok,
-                let next = response.headers.first(name: ShippingHeaders.nextOffset).flatMap(
-                    UInt64.init)
-            else { throw ReplicationError(message: "follower: \(response.status)") }
-            if next != offset {
-                arrivals.append((HubOffsets.since(next), .now))
-                offset = next
+            let answer = try await transport.fetchBatches(
+                from: offset, epoch: nil, maxBytes: 4 << 20, wait: .seconds(1))
+            guard case .batches(let batches) = answer else {
+                throw ReplicationError(message: "follower: \(answer)")
+            }
+            if !batches.bytes.isEmpty {
+                arrivals.append((HubOffsets.since(batches.nextOffset), .now))
+                offset = batches.nextOffset
             }
         }
         return arrivals

@@ -26,7 +26,18 @@ public final class HubChangeNotifier: Service, @unchecked Sendable {
     private let logger: Logger
     private let lock = NSLock()
     private var generations: [Int64: UInt64] = [:]
-    private var waiters: [Int64: [UUID: CheckedContinuation<Void, Never>]] = [:]
+    /// How often waits that ran out are ended: the precision of every wait's timeout.
+    static let sweepInterval = Duration.milliseconds(10)
+
+    private struct Waiter {
+        var continuation: CheckedContinuation<Void, Never>
+        var deadline: ContinuousClock.Instant
+    }
+
+    private var waiters: [Int64: [UInt64: Waiter]] = [:]
+    private var nextWaiter: UInt64 = 0
+    /// Whether a sweeper runs (it stops once no wait is left).
+    private var sweeping = false
     private var listening = false
     private var listenings: UInt64 = 0
 
@@ -78,23 +89,47 @@ public final class HubChangeNotifier: Service, @unchecked Sendable {
 
     /// Returns when a merge into `stream` is heard of after `generation`, or after at most
     /// `timeout` — sooner when not listening (`pollWhileDeaf`), since a notification may be
-    /// lost then.
+    /// lost then — or when the task is cancelled. A wait arms no timer of its own: one
+    /// sweeper ends the waits that ran out (`sweepInterval`), so a thousand followers
+    /// woken by each merge cost no thousand timers.
     func waitForMerge(into stream: Int64, after generation: UInt64, timeout: Duration) async {
         let bound = min(timeout, isListening ? pollWhileListening : pollWhileDeaf)
-        let id = UUID()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { continuation in
-                        self.register(continuation, id: id, stream: stream, after: generation)
-                    }
-                } onCancel: {
-                    self.resume(id, stream: stream)
-                }
+        let deadline = ContinuousClock.now + bound
+        let id = lock.withLock {
+            nextWaiter &+= 1
+            return nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                register(
+                    Waiter(continuation: continuation, deadline: deadline), id: id,
+                    stream: stream, after: generation)
             }
-            group.addTask { try? await Task.sleep(for: bound) }
-            await group.next()
-            group.cancelAll()
+        } onCancel: {
+            self.resume(id, stream: stream)
+        }
+    }
+
+    /// Ends the waits that ran out, every `sweepInterval`, while any wait is registered.
+    private func sweep() async {
+        while true {
+            try? await Task.sleep(for: Self.sweepInterval)
+            let now = ContinuousClock.now
+            let (expired, stops) = lock.withLock {
+                var expired: [CheckedContinuation<Void, Never>] = []
+                for (stream, streamWaiters) in waiters {
+                    let due = streamWaiters.filter { $0.value.deadline <= now }
+                    guard !due.isEmpty else { continue }
+                    expired += due.values.map(\.continuation)
+                    let left = streamWaiters.filter { $0.value.deadline > now }
+                    waiters[stream] = left.isEmpty ? nil : left
+                }
+                // The next wait registered starts a new sweeper.
+                if waiters.isEmpty { sweeping = false }
+                return (expired, waiters.isEmpty)
+            }
+            for continuation in expired { continuation.resume() }
+            if stops { return }
         }
     }
 
@@ -110,29 +145,32 @@ public final class HubChangeNotifier: Service, @unchecked Sendable {
             listening = true
             listenings &+= 1
             defer { waiters.removeAll() }
-            return waiters.values.flatMap(\.values)
+            return waiters.values.flatMap(\.values).map(\.continuation)
         }
         for continuation in woken { continuation.resume() }
     }
 
-    private func register(
-        _ continuation: CheckedContinuation<Void, Never>, id: UUID, stream: Int64,
-        after generation: UInt64
-    ) {
-        let resumeNow = lock.withLock {
+    private func register(_ waiter: Waiter, id: UInt64, stream: Int64, after generation: UInt64) {
+        let (resumeNow, startsSweeper) = lock.withLock {
             // Already moved, or cancelled before registering (the handler found nothing).
             if listenings &+ (generations[stream] ?? 0) > generation || Task.isCancelled {
-                return true
+                return (true, false)
             }
-            waiters[stream, default: [:]][id] = continuation
-            return false
+            waiters[stream, default: [:]][id] = waiter
+            defer { sweeping = true }
+            return (false, !sweeping)
         }
-        if resumeNow { continuation.resume() }
+        if resumeNow { waiter.continuation.resume() }
+        if startsSweeper { Task { await self.sweep() } }
     }
 
-    private func resume(_ id: UUID, stream: Int64) {
-        let continuation = lock.withLock { waiters[stream]?.removeValue(forKey: id) }
-        continuation?.resume()
+    private func resume(_ id: UInt64, stream: Int64) {
+        let waiter = lock.withLock {
+            let waiter = waiters[stream]?.removeValue(forKey: id)
+            if waiters[stream]?.isEmpty == true { waiters[stream] = nil }
+            return waiter
+        }
+        waiter?.continuation.resume()
     }
 
     private func bump(_ stream: Int64) {
@@ -140,6 +178,6 @@ public final class HubChangeNotifier: Service, @unchecked Sendable {
             generations[stream, default: 0] &+= 1
             return waiters.removeValue(forKey: stream) ?? [:]
         }
-        for continuation in woken.values { continuation.resume() }
+        for waiter in woken.values { waiter.continuation.resume() }
     }
 }

@@ -14,7 +14,8 @@ import NIOCore
 ///   and `Logbook-Batch-Count`; 410 below the GC horizon, 409 when OFFSET is past the
 ///   stream (its database was restored from an older copy). `epoch` is accepted and unused.
 ///   With `wait_ms`, an answer with nothing new waits for a merge into the stream
-///   (`HubChangeNotifier`) up to that long.
+///   (`HubChangeNotifier`) up to that long; with `wait_ms` and `frames=1` it is a streamed
+///   follow (`FollowFrame`, `writeFrames`).
 /// - `GET snapshot?page_changes=N[&after=ID]`: the state as crdt-lite JSON, whole records
 ///   in id order, with `Logbook-Next-Offset` (the position it covers) and, when more pages
 ///   follow, `Logbook-Snapshot-After`.
@@ -64,6 +65,14 @@ extension HubServer {
         // The merge count first, then the read: a merge committed after the read moves it.
         var generation = notifier.generation(of: stream.id)
         var batches = try await batches(in: stream, from: from, maxBytes: maxBytes, generation)
+        if query.get("frames") == "1", wait > .zero {
+            let follow = StreamedFollow(
+                request: request, stream: stream, maxBytes: maxBytes, wait: wait,
+                first: batches, generation: generation)
+            return Response(
+                status: .ok, headers: [.contentType: FollowFrame.contentType],
+                body: .init { writer in try await self.writeFrames(follow, to: &writer) })
+        }
         // A long poll: wait for a merge into the stream, then read again, while nothing is
         // new and the wait lasts.
         while batches.batchCount == 0, ContinuousClock.now < deadline,
@@ -91,7 +100,7 @@ extension HubServer {
     /// while they do not (the count may not have moved with a merge then). The read itself
     /// carries the database bound, so a request sharing it waits no longer, and one served
     /// from memory arms no timer.
-    private func batches(
+    func batches(
         in stream: HubStream, from: UInt64, maxBytes: Int, _ generation: UInt64
     ) async throws -> FetchedBatches {
         let limit = configuration.databaseWaitMax

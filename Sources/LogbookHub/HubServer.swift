@@ -46,6 +46,9 @@ public struct HubServer: Sendable {
         public var unheardMergeInterval = Duration.seconds(1)
         /// The longest a `GET log` long poll waits.
         public var logWaitMax = Duration.seconds(30)
+        /// How long a streamed follow (`GET log?…&frames=1`) lasts before the hub ends it
+        /// between frames; its follower then asks again, as after any answer.
+        public var followStreamMax = Duration.seconds(300)
         /// Where `GET /metrics` reads its Prometheus text; without one it answers 404.
         public var metricsRegistry: PrometheusCollectorRegistry?
         /// The longest a request waits for the database (a connection and its statements)

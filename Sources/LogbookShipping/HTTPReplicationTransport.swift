@@ -26,6 +26,12 @@ public struct HTTPReplicationTransport: ReplicationTransport {
     public var batchBodySlack = 1 << 20
     /// The longest a push may take, from request to the hub's answer after its commit.
     public var pushTimeout = Duration.seconds(60)
+    /// Whether long polls ask for a streamed follow (`FollowFrame`): one response that
+    /// brings an answer per merge. A peer that does not stream answers a plain long poll,
+    /// which is taken as such.
+    public var streamsFollows = true
+    /// The streamed follow kept open between fetches.
+    let followStreams = FollowStreams()
 
     /// A transport to the node at `peer` (a trailing slash is dropped).
     public init(peer: String, token: String, client: HTTPClient = .shared) {
@@ -35,20 +41,31 @@ public struct HTTPReplicationTransport: ReplicationTransport {
     }
 
     /// `GET /log?from=&max_bytes=[&epoch=][&wait_ms=]`: 410 is `.snapshotRequired`, 409
-    /// `.diverged`, any other failure throws.
+    /// `.diverged`, any other failure throws. With `wait` (and `streamsFollows`), asks for
+    /// a streamed follow and reads its frames over the following fetches.
     public func fetchBatches(from offset: UInt64, epoch: UInt64?, maxBytes: Int, wait: Duration?)
         async throws -> BatchAnswer
     {
         var url = "\(peerName)/log?from=\(offset)&max_bytes=\(maxBytes)"
         if let epoch { url += "&epoch=\(epoch)" }
-        var timeout = transferTimeout
-        if let wait {
-            url += "&wait_ms=\(TimeAmount(wait).nanoseconds / 1_000_000)"
-            timeout += wait
+        guard let wait else {
+            let response = try await transfer(
+                authorized(HTTPClientRequest(url: url)), within: transferTimeout,
+                bodyBytesMax: maxBytes + batchBodySlack)
+            return try batchAnswer(response)
         }
-        let response = try await transfer(
-            authorized(HTTPClientRequest(url: url)), within: timeout,
-            bodyBytesMax: maxBytes + batchBodySlack)
+        url += "&wait_ms=\(TimeAmount(wait).nanoseconds / 1_000_000)"
+        guard streamsFollows, wait > .zero else {
+            let response = try await transfer(
+                authorized(HTTPClientRequest(url: url)), within: transferTimeout + wait,
+                bodyBytesMax: maxBytes + batchBodySlack)
+            return try batchAnswer(response)
+        }
+        return try await follow(url + "&frames=1", from: offset, maxBytes: maxBytes, wait: wait)
+    }
+
+    /// The answer a whole `GET /log` response gives.
+    func batchAnswer(_ response: Transferred) throws -> BatchAnswer {
         let reason = { String(buffer: response.body).prefix(300) }
         if response.status == .gone { return .snapshotRequired(reason: String(reason())) }
         if response.status == .conflict { return .diverged(reason: String(reason())) }

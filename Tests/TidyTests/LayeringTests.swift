@@ -27,6 +27,7 @@ import Testing
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "AsyncHTTPClient",
             "HTTPTypes", "Hummingbird", "HummingbirdCore", "HummingbirdTLS", "NIOCore",
             "NIOHTTP1", "NIOPosix", "NIOSSL", "ServiceLifecycle", "Prometheus", "Logging",
+            "Synchronization",
         ],
         "LogbookNode": [
             "Foundation", "Logbook", "LogbookShipping", "AsyncHTTPClient", "Logging",

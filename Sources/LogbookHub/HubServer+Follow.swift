@@ -1,0 +1,66 @@
+import Hummingbird
+import Logbook
+import LogbookShipping
+import NIOCore
+import ServiceLifecycle
+
+/// A streamed follow being answered: what its request asked and where it stands.
+struct StreamedFollow: Sendable {
+    /// The request, whose token is checked again before each frame.
+    let request: Request
+    let stream: HubStream
+    let maxBytes: Int
+    /// How long the stream stays silent at most: an empty frame follows each such wait.
+    let wait: Duration
+    /// The read made before the answer began (its failures are the answer's status).
+    let first: FetchedBatches
+    /// The merge count taken before `first` was read.
+    let generation: UInt64
+}
+
+extension HubServer {
+    /// Writes a streamed follow's frames (`FollowFrame`): the batches after the follower's
+    /// offset each time a merge into the stream brings some, an empty frame after each
+    /// `wait` without any, until `followStreamMax` has passed, the process shuts down, the
+    /// token no longer grants the stream, or a read fails. The stream then ends between
+    /// frames, and the follower asks again from where the last frame ended, so a failure
+    /// reaches it as the status of that request. A follower that stops reading holds this
+    /// writer at its next frame until its connection closes (TCP's back pressure).
+    func writeFrames(_ follow: StreamedFollow, to writer: inout any ResponseBodyWriter)
+        async throws
+    {
+        let ends = ContinuousClock.now + configuration.followStreamMax
+        var silentUntil = ContinuousClock.now + follow.wait
+        var answer = follow.first
+        var generation = follow.generation
+        while true {
+            if answer.batchCount > 0 || ContinuousClock.now >= silentUntil {
+                guard
+                    let frame = FollowFrame(
+                        payload: answer.bytes, batchCount: answer.batchCount,
+                        nextOffset: answer.nextOffset, durableOffset: answer.durableOffset
+                    ).encoded()
+                else { break }
+                try await writer.write(frame)
+                silentUntil = ContinuousClock.now + follow.wait
+            }
+            guard ContinuousClock.now < ends, !Task.isShuttingDownGracefully, !Task.isCancelled,
+                (try? await authorize(follow.request, stream: follow.stream.name, write: false))
+                    != nil
+            else { break }
+            let offset = answer.nextOffset  // an answer with nothing new ends where it began
+            if answer.batchCount == 0 {
+                await notifier.waitForMerge(
+                    into: follow.stream.id, after: generation,
+                    timeout: silentUntil - ContinuousClock.now)
+            }
+            generation = notifier.generation(of: follow.stream.id)
+            guard
+                let next = try? await batches(
+                    in: follow.stream, from: offset, maxBytes: follow.maxBytes, generation)
+            else { break }
+            answer = next
+        }
+        try await writer.finish(nil)
+    }
+}

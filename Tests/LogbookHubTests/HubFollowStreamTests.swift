@@ -1,0 +1,100 @@
+import AsyncHTTPClient
+import Foundation
+import Logbook
+import LogbookCRDT
+import NIOCore
+import Testing
+
+@testable import LogbookHub
+@testable import LogbookShipping
+
+// A streamed follow (`GET log?…&wait_ms=W&frames=1`): one response brings a frame per merge
+// and an empty frame per silent wait, and a node's transport reads a whole follow over it
+// with one request.
+@Suite(.enabled(if: HubTestDatabase.enabled)) struct HubFollowStreamTests {
+    static func postChange(
+        _ id: String, version: Int, server: RunningServer, stream: String, token: String
+    ) async throws {
+        let body =
+            #"[{"record_id":"\#(id)","col_name":"v","value":1,"col_version":1,"db_version":\#(version),"node_id":3,"local_db_version":\#(version)}]"#
+        let posted = try await HubServerTests.send(
+            server, "/streams/\(stream)/changes", method: .POST, body: body, token: token)
+        #expect(posted.status == 200, "\(posted.body)")
+    }
+
+    @Test func oneResponseCarriesAFramePerMergeAndEmptyFramesBetween() async throws {
+        try await HubReplicationTests.withStream { _, server, stream, token in
+            var request = HTTPClientRequest(
+                url: server.url() + "/streams/\(stream)/log?from=0&wait_ms=300&frames=1")
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+            #expect(response.headers.first(name: "Content-Type") == FollowFrame.contentType)
+            var body = response.body.makeAsyncIterator()
+            var pending = ByteBuffer()
+            func nextFrame() async throws -> FollowFrame? {
+                while true {
+                    if let frame = try FollowFrame.take(from: &pending, payloadBytesMax: 1 << 20) {
+                        return frame
+                    }
+                    guard var chunk = try await body.next() else { return nil }
+                    pending.writeBuffer(&chunk)
+                }
+            }
+            // Nothing in the stream: an empty frame after the wait says so.
+            let silent = try #require(try await nextFrame())
+            #expect(silent.batchCount == 0 && silent.payload.isEmpty && silent.nextOffset == 0)
+            var offset: UInt64 = 0
+            for (index, id) in ["a", "b", "c"].enumerated() {
+                try await Self.postChange(
+                    id, version: index + 1, server: server, stream: stream, token: token)
+                var frame = try #require(try await nextFrame())
+                while frame.batchCount == 0 { frame = try #require(try await nextFrame()) }
+                let changes = try ShippedBatchReader.changes(in: frame.payload, from: offset)
+                    .changes
+                #expect(changes.map(\.recordId) == [id], "merge \(index)")
+                #expect(frame.nextOffset > offset && frame.durableOffset >= frame.nextOffset)
+                offset = frame.nextOffset
+            }
+        }
+    }
+
+    @Test func aTransportFollowsOverOneStreamAndReopensAtAnotherOffset() async throws {
+        try await HubReplicationTests.withStream { _, server, stream, token in
+            let transport = HTTPReplicationTransport(
+                peer: server.url() + "/streams/\(stream)", token: token)
+            defer { transport.closeFollowStream() }
+            var offset: UInt64 = 0
+            var firstOffset: UInt64 = 0
+            for (index, id) in ["a", "b", "c"].enumerated() {
+                let fetch = Task { [offset] in
+                    try await transport.fetchBatches(
+                        from: offset, epoch: nil, maxBytes: 1 << 20, wait: .seconds(10))
+                }
+                try await Task.sleep(for: .milliseconds(100))
+                try await Self.postChange(
+                    id, version: index + 1, server: server, stream: stream, token: token)
+                guard case .batches(let batches) = try await fetch.value else {
+                    Issue.record("fetch \(index) was not answered with batches")
+                    return
+                }
+                let changes = try ShippedBatchReader.changes(in: batches.bytes, from: offset)
+                    .changes
+                #expect(changes.map(\.recordId) == [id])
+                if index == 0 { firstOffset = batches.nextOffset }
+                offset = batches.nextOffset
+            }
+            #expect(transport.followStreams.openedCount == 1, "three answers, one request")
+            // Asking from another offset (a session restored from the state) opens anew.
+            guard
+                case .batches(let again) = try await transport.fetchBatches(
+                    from: firstOffset, epoch: nil, maxBytes: 1 << 20, wait: .seconds(10))
+            else {
+                Issue.record("the fetch from an earlier offset was not answered with batches")
+                return
+            }
+            let changes = try ShippedBatchReader.changes(in: again.bytes, from: firstOffset).changes
+            #expect(changes.map(\.recordId) == ["b", "c"])
+            #expect(transport.followStreams.openedCount == 2)
+        }
+    }
+}
