@@ -21,6 +21,12 @@ struct LatencyRecorder {
         }
         return Latency(p50: at(0.5), p95: at(0.95), p99: at(0.99), p999: at(0.999))
     }
+
+    /// "p50 X ms, p99 Y ms" (or "nothing" when nothing was recorded), for notes.
+    var summary: String {
+        guard let latency = percentiles() else { return "nothing" }
+        return String(format: "p50 %.1f ms, p99 %.1f ms", latency.p50 / 1000, latency.p99 / 1000)
+    }
 }
 
 /// Latency percentiles in microseconds.

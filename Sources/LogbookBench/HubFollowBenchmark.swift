@@ -75,16 +75,17 @@ struct HubFollowBenchmark {
             }
             // Every follower has a poll waiting before the first push.
             try await Task.sleep(for: .milliseconds(1000 + followers))
-            let sent = try await Self.push(
+            let pushed = try await Self.push(
                 base, token: token, client: client, seconds: followSeconds)
             let pushesEnded = ContinuousClock.now
             try await Task.sleep(for: .seconds(2))  // the last answers arrive
             stopped.stop()
             var all: [[Arrival]] = []
             for try await followed in group { all.append(followed) }
-            return (sent, all, pushesEnded)
+            return (pushed, all, pushesEnded)
         }
-        let (sent, followed, pushesEnded) = arrivals
+        let (pushed, followed, pushesEnded) = arrivals
+        let sent = pushed.sent
         var lags = LatencyRecorder()
         var missed = 0
         for arrivals in followed {
@@ -98,7 +99,7 @@ struct HubFollowBenchmark {
                 lags.record(arrivals[next].at - at)
             }
         }
-        let pushed = sent.count * (Self.rate / 100)
+        let written = sent.count * (Self.rate / 100)
         // The writes keep their pace; the pushes carry what is due. Should pushing still end
         // late, the rate reached is what the lag was measured at.
         let pushing = max(pushesEnded - (sent.first?.at ?? pushesEnded), .milliseconds(10))
@@ -106,10 +107,10 @@ struct HubFollowBenchmark {
             system: "Hub",
             name:
                 "lag, one pusher to \(followers) \(streamed ? "streaming" : "long-polling") nodes at \(Self.rate) changes/s",
-            changesPerSecond: Double(pushed) / pushing.seconds,
+            changesPerSecond: Double(written) / pushing.seconds,
             latency: lags.percentiles(),
             note:
-                "a change written → a follower's answer covering it, for every 10 ms of writes (\(Self.rate / 100) changes) and every follower; writes paced over \(followSeconds) s, pushed one push at a time with all that was due, done after \(String(format: "%.1f", pushing.seconds)) s (changes/s: the rate reached), \(missed) pairs not covered; followers take whole answers, they do not merge them"
+                "a change written → a follower's answer covering it, for every 10 ms of writes (\(Self.rate / 100) changes) and every follower; writes paced over \(followSeconds) s, pushed one push at a time with all that was due, done after \(String(format: "%.1f", pushing.seconds)) s (changes/s: the rate reached), \(missed) pairs not covered; followers take whole answers, they do not merge them; of the lag, a change written → the hub's answer to its push (after the commit) took \(pushed.acknowledged.summary) over \(pushed.pushes) pushes"
         )
     }
 
@@ -142,10 +143,9 @@ struct HubFollowBenchmark {
     /// Writes `rate / 100` changes every 10 ms for `seconds` and pushes them as a node's
     /// push session does: one push at a time, each carrying everything written since the
     /// last (as shipped batches), so a slow commit makes the next push larger, not the
-    /// writer slower. Returns, for each 10 ms of writes, the version of the push that
-    /// carried it and when it was written.
+    /// writer slower.
     private static func push(_ base: String, token: String, client: HTTPClient, seconds: Int)
-        async throws -> [Arrival]
+        async throws -> Pushed
     {
         let replica = CRDT<String, String, Value>(nodeId: 1)
         let ticks = (0..<(seconds * 100)).map { tick in
@@ -156,6 +156,8 @@ struct HubFollowBenchmark {
         let tickLength = Duration.milliseconds(10)
         let ticksPerPushMax = HubStore.pushChangesMax / max(1, rate / 100)
         var sent: [Arrival] = []
+        var acknowledged = LatencyRecorder()
+        var pushes = 0
         let started = ContinuousClock.now
         var next = 0
         while next < ticks.count {
@@ -178,12 +180,24 @@ struct HubFollowBenchmark {
             struct Receipt: Decodable { var hub_version: UInt64 }
             let receipt = try JSONDecoder().decode(
                 Receipt.self, from: Data(answer.readableBytesView))
+            let answered = ContinuousClock.now
+            pushes += 1
             for tick in next..<due {
                 sent.append((receipt.hub_version, started + tickLength * tick))
+                acknowledged.record(answered - (started + tickLength * tick))
             }
             next = due
         }
-        return sent
+        return Pushed(sent: sent, acknowledged: acknowledged, pushes: pushes)
+    }
+
+    /// What the pusher of the lag figure did.
+    struct Pushed {
+        /// For each 10 ms of writes: the version of the push that carried it, and when.
+        var sent: [Arrival]
+        /// For each 10 ms of writes: from the write to the hub's answer to its push.
+        var acknowledged: LatencyRecorder
+        var pushes: Int
     }
 
     // MARK: Convergence

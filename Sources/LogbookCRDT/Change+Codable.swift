@@ -2,9 +2,16 @@
 /// `recordId` or `record_id` is present.
 ///
 /// Decoding rules shared by both forms: an absent `flags` is 0 (older crdt-lite versions had
-/// none); an absent `colName`/`value` is nil; an explicit `null` value is nil unless `V`
-/// itself decodes null (as `Value.null` does) and the form is Swift, which omits nil and so
-/// can only mean a null value by writing `null`.
+/// none); an absent `colName`/`value` is nil.
+///
+/// A JSON null as a change's value (`Value.null`, a live cell holding null) is written
+/// `{"$null": true}` in both forms: crdt-lite's decoders, Swift and Rust, read a bare
+/// `"value": null` as no value — a field deletion — so a bare null would silently delete the
+/// cell on their side. Reading, `{"$null": true}` is `Value.null`; in the Rust form a bare
+/// null is no value (as crdt-lite writes it); in the Swift form, which omits no value, a
+/// bare null value is refused as ambiguous when `V` is `Value` (crdt-lite would read it as
+/// a deletion, older Logbook exports meant a null), naming both spellings. Nulls inside an
+/// array or object value are plain JSON nulls: only the top level is ambiguous.
 extension Change {
     /// Decodes crdt-lite JSON in the Swift or the Rust form.
     public init(from decoder: any Decoder) throws {
@@ -43,12 +50,17 @@ extension Change {
         func key(_ field: ChangeField) -> ChangeCodingKey { field.key(in: format) }
         try container.encode(recordId, forKey: key(.recordId))
         switch format {
-        case .swift:
-            try container.encodeIfPresent(colName, forKey: key(.colName))
-            try container.encodeIfPresent(value, forKey: key(.value))
-        case .rust:
-            try container.encode(colName, forKey: key(.colName))
-            try container.encode(value, forKey: key(.value))
+        case .swift: try container.encodeIfPresent(colName, forKey: key(.colName))
+        case .rust: try container.encode(colName, forKey: key(.colName))
+        }
+        if let value {
+            if let plain = value as? Value, plain == .null {
+                try container.encode([Value.nullTag: true], forKey: key(.value))
+            } else {
+                try container.encode(value, forKey: key(.value))
+            }
+        } else if format == .rust {
+            try container.encodeNil(forKey: key(.value))
         }
         try container.encode(colVersion, forKey: key(.colVersion))
         try container.encode(dbVersion, forKey: key(.dbVersion))
@@ -85,9 +97,19 @@ extension Change {
         guard container.contains(key) else { return nil }
         if try container.decodeNil(forKey: key) {
             guard format == .swift else { return nil }
-            return try? container.decode(V.self, forKey: key)
+            guard V.self == Value.self else { return try? container.decode(V.self, forKey: key) }
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: container.codingPath + [key],
+                    debugDescription:
+                        #"a bare null value is ambiguous: crdt-lite reads it as no value (a field deletion). Leave "value" out for no value, or write {"$null": true} for a JSON null"#
+                ))
         }
-        return try container.decode(V.self, forKey: key)
+        let decoded = try container.decode(V.self, forKey: key)
+        if case .object(let object)? = decoded as? Value, object == [Value.nullTag: true] {
+            return Value.null as? V
+        }
+        return decoded
     }
 }
 

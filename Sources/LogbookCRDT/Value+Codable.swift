@@ -11,6 +11,9 @@ import Foundation
 extension Value: Codable {
     /// The key of the tagged object that carries bytes.
     public static let bytesTag = "$bytes"
+    /// The key of the tagged object `{"$null": true}` that carries a change's null value
+    /// (`Change+Codable.swift`: a bare null there means no value to crdt-lite).
+    public static let nullTag = "$null"
 
     /// Decodes natural JSON as described on the extension.
     public init(from decoder: any Decoder) throws {

@@ -12,8 +12,9 @@ import Prometheus
 ///
 /// - `GET /streams/S/changes?since=V[&limit=N][&format=rust|swift]`: the stream's changes
 ///   with a hub version above V as crdt-lite JSON, each carrying its hub version as
-///   `local_db_version`; headers `Logbook-Hub-Version` (the stream's version) and, when
-///   more remain, `Logbook-Next-Since`. 410 when tombstone GC collected below V.
+///   `local_db_version`; headers `Logbook-Hub-Version` and `Logbook-Clock` (the stream's
+///   version: the `since` to ask next), `Logbook-Change-Format`, and, when more remain,
+///   `Logbook-Next-Since`. 410 when tombstone GC collected below V.
 /// - `POST /streams/S/changes`: crdt-lite JSON changes (an array or JSON lines), merged
 ///   with crdt-lite's rules in one transaction; answered after the commit with
 ///   `{"received", "accepted", "hub_version"}`.
@@ -176,6 +177,7 @@ public struct HubServer: Sendable {
         var response = try ChangeJSONMessages.response(
             changes, request: request, changesMax: configuration.changesPerResponseMax)
         response.headers[HubHeaders.hubVersion] = String(page.hubVersion)
+        response.headers[.logbookClock] = String(page.hubVersion)
         if !page.isComplete { response.headers[.logbookNextSince] = String(page.nextSince) }
         return response
     }

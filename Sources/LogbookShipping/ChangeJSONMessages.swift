@@ -6,7 +6,7 @@ import NIOCore
 
 /// crdt-lite's JSON on the wire, as every Logbook server speaks it (a node's `/changes`, a
 /// hub stream's `/changes`): request bodies holding an array or JSON lines of changes, and
-/// answers streamed as an array in the format the client asks for (`?format=rust|swift`).
+/// answers streamed as an array in the form the client asks for (`format(of:)`).
 package enum ChangeJSONMessages {
     /// The size of one written piece of a JSON answer.
     package static let chunkBytes = 256 << 10
@@ -39,8 +39,8 @@ package enum ChangeJSONMessages {
         return changes
     }
 
-    /// `changes` as a streamed JSON array in the request's `format` (rust by default); 413
-    /// when over `changesMax`, 400 for an unknown format.
+    /// `changes` as a streamed JSON array in the form the request asks for (`format`), with
+    /// `Logbook-Change-Format` naming it; 413 when over `changesMax`, 400 for an unknown form.
     package static func response(
         _ changes: [Change<String, String, Value>], request: Request, changesMax: Int
     ) throws -> Response {
@@ -48,17 +48,38 @@ package enum ChangeJSONMessages {
             throw HTTPError(
                 .contentTooLarge, message: "\(changes.count) changes exceed \(changesMax)")
         }
-        let formatName = request.uri.queryParameters.get("format") ?? "rust"
-        guard let format = ChangeJSONFormat(rawValue: formatName) else {
-            throw HTTPError(.badRequest, message: "format must be rust or swift")
-        }
+        let format = try self.format(of: request)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
+        headers[.logbookChangeFormat] = format.rawValue
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
                 try await stream(changes, format: format, to: &writer)
             })
+    }
+
+    /// The form a request asks its changes in: `?format=rust|swift` when given, else what
+    /// `Accept` names — `application/vnd.crdt-lite.swift+json` or `…rust+json`, or a
+    /// `format=swift|rust` parameter on any media range — else the Rust form (crdt-lite's
+    /// serde JSON, the form most clients speak). 400 for an unknown `format`.
+    package static func format(of request: Request) throws -> ChangeJSONFormat {
+        if let name = request.uri.queryParameters.get("format") {
+            guard let format = ChangeJSONFormat(rawValue: String(name)) else {
+                throw HTTPError(.badRequest, message: "format must be rust or swift")
+            }
+            return format
+        }
+        let accepted = request.headers[values: .accept].joined(separator: ",").lowercased()
+        for format in ChangeJSONFormat.allCases {
+            let name = format.rawValue
+            if accepted.contains("vnd.crdt-lite.\(name)+json")
+                || accepted.contains("format=\(name)")
+            {
+                return format
+            }
+        }
+        return .rust
     }
 
     /// Writes `changes` as a JSON array in chunks of about `chunkBytes`, yielding between

@@ -11,6 +11,8 @@ extension HTTPField.Name {
     package static let logbookSnapshotAfter = field(ShippingHeaders.snapshotAfter)
     package static let logbookNextSince = field(ShippingHeaders.nextSince)
     package static let logbookEpoch = field(ShippingHeaders.epoch)
+    package static let logbookChangeFormat = field(ShippingHeaders.changeFormat)
+    package static let logbookClock = field(ShippingHeaders.clock)
 
     private static func field(_ name: String) -> HTTPField.Name {
         HTTPField.Name(name) ?? .contentType  // the names are constants known to be valid

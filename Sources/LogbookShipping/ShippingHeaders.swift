@@ -21,4 +21,10 @@ public enum ShippingHeaders {
     /// The epoch of the record just before `Logbook-Next-Offset`: with it, the position the
     /// receiver holds, stated back as `epoch=` on its next `GET /log`.
     public static let epoch = "Logbook-Epoch"
+    /// On JSON changes: the form of the body, `rust` (snake_case) or `swift` (camelCase).
+    public static let changeFormat = "Logbook-Change-Format"
+    /// On `GET /changes`: the sender's clock before the changes were gathered (crdt-lite's
+    /// `getClock().currentTime()`; a hub's stream version): once every page is merged, the
+    /// `since` to ask next. Changes made meanwhile may come twice, never not at all.
+    public static let clock = "Logbook-Clock"
 }

@@ -31,7 +31,9 @@ import ServiceLifecycle
 /// - `GET /changes?since=V[&format=rust|swift][&limit=N]`, `POST /changes`: crdt-lite JSON
 ///   changes (an array or JSON lines), `getChangesSince` and `mergeChanges` semantics; with
 ///   `limit`, a page of about N changes and `Logbook-Next-Since` naming the version to ask
-///   `since` next (absent on the last page).
+///   `since` next (absent on the last page). Every answer names its form
+///   (`Logbook-Change-Format`; `Accept` may ask for one too, `ChangeJSONMessages.format`)
+///   and carries `Logbook-Clock`, the `since` to ask once every page is merged.
 /// - `GET /`: a status page; `GET /status`: node, offsets and state digest as JSON;
 ///   `GET /metrics`: Prometheus text from `ShippingConfiguration.metricsRegistry`.
 ///
@@ -199,9 +201,14 @@ public struct ShippingServer: Sendable {
             throw HTTPError(.badRequest, message: "since must be a version (an unsigned integer)")
         }
         let logbook = logbook
+        // Read before the changes are gathered: a change made in between comes again next
+        // time rather than never.
+        let clock = String(logbook.clock().currentTime())
         guard let limitText = query.get("limit") else {
-            return try jsonChanges(
+            var response = try jsonChanges(
                 await Self.offThePool { logbook.getChangesSince(since) }, request)
+            response.headers[.logbookClock] = clock
+            return response
         }
         guard let limit = Int(limitText), limit > 0 else {
             throw HTTPError(.badRequest, message: "limit must be a positive number of changes")
@@ -214,6 +221,7 @@ public struct ShippingServer: Sendable {
         if let next = page.nextSince {
             response.headers[.logbookNextSince] = String(next)
         }
+        response.headers[.logbookClock] = clock
         return response
     }
 

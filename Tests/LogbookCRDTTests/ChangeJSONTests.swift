@@ -49,18 +49,60 @@ import Testing
         #expect(text(first).contains(#""value":{"a":{"b":3,"y":2},"m":[1,2],"z":1}"#))
     }
 
-    @Test func swiftFormDistinguishesAbsentValueFromNullValue() throws {
+    @Test(arguments: ChangeJSONFormat.allCases)
+    func aNullValueIsTaggedSoItNeverReadsAsADeletion(_ format: ChangeJSONFormat) throws {
+        let null = change("r", "c", .null, col: 1, db: 1, node: 1)
+        let nested = change("r", "c", ["a": .null, "b": [.null, 1]], col: 1, db: 1, node: 1)
+        let encoded = text(try ChangeJSON.encode(null, format: format))
+        #expect(encoded.contains(#""value":{"$null":true}"#), "\(encoded)")
+        #expect(try ChangeJSON.decode(Data(encoded.utf8)) == null)
+        // Inside an array or object a null is plain JSON: only the top level is ambiguous.
+        let nestedText = text(try ChangeJSON.encode(nested, format: format))
+        #expect(nestedText.contains(#""value":{"a":null,"b":[null,1]}"#), "\(nestedText)")
+        #expect(try ChangeJSON.decode(Data(nestedText.utf8)) == nested)
+    }
+
+    /// What crdt-lite's own decoders make of a change: the Swift port's synthesized
+    /// `Codable` (camelCase, `value: V?`) and serde's `Option<serde_json::Value>` (snake_case),
+    /// both of which read a bare `null` as no value.
+    private struct UpstreamChange: Decodable {
+        var value: Value?
+        enum CodingKeys: String, CodingKey { case value }
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            value = try container.decodeIfPresent(Value.self, forKey: .value)
+        }
+    }
+
+    @Test(arguments: ChangeJSONFormat.allCases)
+    func crdtLiteDecodersSeeANullValueAsAValueAndAFieldDeletionAsNone(
+        _ format: ChangeJSONFormat
+    ) throws {
+        let null = try JSONDecoder().decode(
+            UpstreamChange.self,
+            from: ChangeJSON.encode(change("r", "c", .null, col: 1, db: 1, node: 1), format: format)
+        )
+        #expect(null.value != nil, "a live null must not read as a deletion")
+        let deleted = try JSONDecoder().decode(
+            UpstreamChange.self, from: ChangeJSON.encode(fieldDeleted, format: format))
+        #expect(deleted.value == nil)
+    }
+
+    @Test func aBareNullValueInTheSwiftFormIsRefusedAsAmbiguous() throws {
         let absent: TestChange = try ChangeJSON.decode(
             Data(
                 #"{"recordId":"r","colName":"c","colVersion":1,"dbVersion":1,"nodeId":1,"localDbVersion":1,"flags":0}"#
                     .utf8))
-        let null: TestChange = try ChangeJSON.decode(
-            Data(
-                #"{"recordId":"r","colName":"c","value":null,"colVersion":1,"dbVersion":1,"nodeId":1,"localDbVersion":1,"flags":0}"#
-                    .utf8))
         #expect(absent.value == nil)
-        #expect(null.value == .null)
-        #expect(try ChangeJSON.decode(ChangeJSON.encode(null)) == null)
+        do {
+            let _: TestChange = try ChangeJSON.decode(
+                Data(
+                    #"{"recordId":"r","colName":"c","value":null,"colVersion":1,"dbVersion":1,"nodeId":1,"localDbVersion":1,"flags":0}"#
+                        .utf8))
+            Issue.record("a bare null value was accepted")
+        } catch {
+            #expect("\(error)".contains("ambiguous") && "\(error)".contains(#"{"$null": true}"#))
+        }
     }
 
     @Test func rustFormExplicitNullMeansAbsent() throws {

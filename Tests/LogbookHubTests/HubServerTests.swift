@@ -76,6 +76,8 @@ import Testing
                     server, "/streams/\(stream)/changes?since=0", token: token)
                 #expect(pulled.status == 200, "\(pulled.body)")
                 #expect(pulled.headers.first(name: "Logbook-Hub-Version") == "2")
+                #expect(pulled.headers.first(name: "Logbook-Clock") == "2")
+                #expect(pulled.headers.first(name: "Logbook-Change-Format") == "rust")
                 let changes = try JSONDecoder().decode(
                     [Change<String, String, Value>].self, from: Data(pulled.body.utf8))
                 client.mergeChanges(changes)

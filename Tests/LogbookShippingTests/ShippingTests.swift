@@ -88,11 +88,13 @@ final class TestNode: @unchecked Sendable {
 
     /// Sends a request with this node's token (or `token`) and returns status and body.
     func send(
-        _ path: String, method: HTTPMethod = .GET, body: String? = nil, token: String? = nil
+        _ path: String, method: HTTPMethod = .GET, body: String? = nil, token: String? = nil,
+        headers: [(String, String)] = []
     ) async throws -> (status: Int, body: String, headers: HTTPHeaders) {
         var request = HTTPClientRequest(url: url + path)
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(token ?? self.token)")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         let bytes = try await response.body.collect(upTo: 64 << 20)
