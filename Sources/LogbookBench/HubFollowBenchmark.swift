@@ -5,7 +5,6 @@ import LogbookCRDT
 import LogbookHub
 import LogbookShipping
 import NIOCore
-import Synchronization
 
 /// The hub serving many nodes at once, in-process on loopback: `followers` simulated nodes
 /// long-polling one stream while one node pushes `rate` changes a second (the lag from a
@@ -327,7 +326,8 @@ struct HubFollowBenchmark {
 /// What the writing nodes' links did, for the figure's note: the pushes that carried
 /// changes (summed with `PushReport.add`) and when the last one ended, and the failed pushes
 /// and pulls (a failure costs a node its backoff, which the convergence figure includes).
-final class LinkTally: Sendable {
+final class LinkTally: @unchecked Sendable {
+    // @unchecked: the state is guarded by `lock` (Synchronization's Mutex needs macOS 15).
     private struct State {
         var pushed = PushReport()
         var lastPush: ContinuousClock.Instant?
@@ -335,44 +335,47 @@ final class LinkTally: Sendable {
         var firstFailure: String?
     }
 
-    private let state = Mutex(State())
+    private let lock = NSLock()
+    private var state = State()
 
     func notePush(_ report: PushReport) {
-        state.withLock {
-            $0.pushed.add(report)
-            $0.lastPush = .now
+        lock.withLock {
+            state.pushed.add(report)
+            state.lastPush = .now
         }
     }
 
     func note(_ error: any Error) {
-        state.withLock {
-            $0.failures += 1
-            if $0.firstFailure == nil { $0.firstFailure = "\(error)" }
+        lock.withLock {
+            state.failures += 1
+            if state.firstFailure == nil { state.firstFailure = "\(error)" }
         }
     }
 
-    var lastPush: ContinuousClock.Instant? { state.withLock { $0.lastPush } }
+    var lastPush: ContinuousClock.Instant? { lock.withLock { state.lastPush } }
 
     var pushSummary: String {
-        state.withLock {
-            let pushed = $0.pushed
+        lock.withLock {
+            let pushed = state.pushed
             return
                 "(pushes: \(pushed.pushes), sent: \(pushed.sent), accepted: \(pushed.accepted), echoes: \(pushed.echoesSkipped))"
         }
     }
 
     var failureSummary: String {
-        state.withLock {
-            $0.failures == 0
+        lock.withLock {
+            state.failures == 0
                 ? "no push or pull failed"
-                : "\($0.failures) pushes or pulls failed (first: \($0.firstFailure ?? ""))"
+                : "\(state.failures) pushes or pulls failed (first: \(state.firstFailure ?? ""))"
         }
     }
 }
 
 /// Tells the simulated followers to stop after their current poll.
-final class StopFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    var isStopped: Bool { flag.load(ordering: .relaxed) }
-    func stop() { flag.store(true, ordering: .relaxed) }
+final class StopFlag: @unchecked Sendable {
+    // @unchecked: the flag is guarded by `lock`.
+    private let lock = NSLock()
+    private var stopped = false
+    var isStopped: Bool { lock.withLock { stopped } }
+    func stop() { lock.withLock { stopped = true } }
 }

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
+import Foundation
 import Logbook
 import NIOCore
-import Synchronization
 
 /// One open streamed follow (`FollowFrame`): the response whose body brings frames, the
 /// bytes of a frame not yet whole, and the offset the next frame starts at.
@@ -66,30 +66,46 @@ final class FollowStream: @unchecked Sendable {
 
 /// The open streamed follow a transport keeps between fetches, so a session's next fetch
 /// (from where the last frame ended) reads the next frame instead of sending a request.
-final class FollowStreams: Sendable {
-    private let open = Mutex<FollowStream?>(nil)
-    private let opened = Atomic<Int>(0)
+final class FollowStreams: @unchecked Sendable {
+    // @unchecked: the state is guarded by `lock` (NSLock, not Synchronization's Mutex,
+    // which needs macOS 15 where the package supports macOS 14).
+    private let lock = NSLock()
+    private var open: FollowStream?
+    private var opened = 0
 
     /// How many streams were opened (each is one request to the peer).
-    var openedCount: Int { opened.load(ordering: .relaxed) }
+    var openedCount: Int { lock.withLock { opened } }
 
     /// The open stream when it is at `offset` with frames of `maxBytes`, taken out (a
     /// concurrent fetch then opens its own); any other is closed.
     func take(at offset: UInt64, maxBytes: Int) -> FollowStream? {
-        open.withLock { held in
-            defer { held = nil }  // a stream not handed out is dropped, which cancels it
-            guard let stream = held, stream.position == offset, stream.maxBytes == maxBytes
-            else { return nil }
-            return stream
+        let held = lock.withLock {
+            defer { open = nil }
+            return open
         }
+        // A stream not handed out is dropped here, which cancels its request.
+        guard let held, held.position == offset, held.maxBytes == maxBytes else { return nil }
+        return held
     }
 
     /// Keeps `stream` for the next fetch (closing one kept meanwhile).
-    func keep(_ stream: FollowStream) { open.withLock { $0 = stream } }
+    func keep(_ stream: FollowStream) {
+        let replaced = lock.withLock {
+            defer { open = stream }
+            return open
+        }
+        _ = replaced  // released outside the lock
+    }
 
     /// Notes that a stream was opened.
-    func noteOpened() { opened.add(1, ordering: .relaxed) }
+    func noteOpened() { lock.withLock { opened += 1 } }
 
     /// Closes the open stream, if any.
-    func close() { open.withLock { $0 = nil } }
+    func close() {
+        let closed = lock.withLock {
+            defer { open = nil }
+            return open
+        }
+        _ = closed  // released outside the lock
+    }
 }

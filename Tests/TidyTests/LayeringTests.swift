@@ -27,7 +27,6 @@ import Testing
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "AsyncHTTPClient",
             "HTTPTypes", "Hummingbird", "HummingbirdCore", "HummingbirdTLS", "NIOCore",
             "NIOHTTP1", "NIOPosix", "NIOSSL", "ServiceLifecycle", "Prometheus", "Logging",
-            "Synchronization",
         ],
         "LogbookNode": [
             "Foundation", "Logbook", "LogbookShipping", "AsyncHTTPClient", "Logging",
@@ -42,7 +41,7 @@ import Testing
         "LogbookBench": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookWorkloads",
             "LogbookViews", "LogbookShipping", "GRDB", "LogbookHub", "PostgresNIO", "Logging",
-            "NIOCore", "AsyncHTTPClient", "Synchronization",
+            "NIOCore", "AsyncHTTPClient",
         ],
         // Parsing and printing: the work itself is in the libraries above.
         "logbook": [
