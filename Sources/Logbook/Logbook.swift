@@ -77,33 +77,11 @@ public final class Logbook: @unchecked Sendable {
         directory: String, nodeId: NodeId? = nil, options: LogbookOptions = LogbookOptions()
     ) throws(LogbookError) -> Logbook {
         let fileSystem = options.fileSystem
-        let existing =
-            fileSystem.exists(directory)
-            ? try NodeMetadata.read(directory: directory, fileSystem: fileSystem) : nil
-        let resolvedNode: NodeId
-        switch (existing, nodeId) {
-        case (let metadata?, let requested?) where metadata.nodeId != requested:
-            throw LogbookError(
-                .nodeMismatch, "directory belongs to node \(metadata.nodeId), not \(requested)",
-                path: directory)
-        case (let metadata?, _):
-            resolvedNode = metadata.nodeId
-        case (nil, _?) where options.readOnly:
-            throw LogbookError(
-                .nodeMismatch,
-                "not a Logbook directory (no \(NodeMetadata.fileName)); a read-only open creates "
-                    + "nothing", path: directory)
-        case (nil, let requested?):
-            do { try fileSystem.createDirectory(directory) } catch { throw LogbookError(error) }
-            try NodeMetadata(formatVersion: NodeMetadata.currentFormatVersion, nodeId: requested)
-                .write(directory: directory, fileSystem: fileSystem)
-            resolvedNode = requested
-        case (nil, nil):
-            throw LogbookError(
-                .nodeMismatch,
-                "not a Logbook directory (no \(NodeMetadata.fileName)); give a node id to create one",
-                path: directory)
-        }
+        let metadata = try NodeMetadata.resolve(
+            directory: directory, nodeId: nodeId, options: options)
+        let resolvedNode = metadata.nodeId
+        var options = options
+        if let recorded = metadata.segmentSizeMax { options.log.segmentSizeMax = recorded }
         let log: Log
         do {
             log =
@@ -424,6 +402,23 @@ public final class Logbook: @unchecked Sendable {
             } catch {
                 throw fail(error)
             }
+        }
+    }
+
+    /// The active segment's offsets: what it holds, accepted or still pending.
+    func activeSegmentSpan() -> Range<UInt64> {
+        locked { log.activeBaseOffset..<max(log.activeBaseOffset, log.nextOffset) }
+    }
+
+    /// Seals the active segment for a compaction whose sealed segments were `runs`, and
+    /// returns it as the run it became; nil when it held nothing, or when the segments
+    /// changed since `runs` were taken (a roll meanwhile: the pass then leaves it alone).
+    func sealActiveSegment(after runs: [SegmentRun]) throws(LogbookError) -> SegmentRun? {
+        try locked { () throws(LogbookError) -> SegmentRun? in
+            guard log.sealedSegments.count == runs.count else { return nil }
+            do throws(StorageError) { try log.sealActiveSegment() } catch { throw fail(error) }
+            let count = log.sealedSegments.count
+            return count == runs.count + 1 ? log.sealedRun((count - 1)..<count) : nil
         }
     }
 

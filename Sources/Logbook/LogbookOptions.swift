@@ -4,8 +4,15 @@ import LogbookStorage
 public struct LogbookOptions: Sendable {
     /// When writes are acknowledged. Default `.groupCommit`.
     public var durability: Durability = .groupCommit
-    /// The log's tunables (segment size, batch size, index interval).
+    /// The log's tunables (segment size, batch size, index interval). A segment size
+    /// recorded in the directory's `logbook.json` (`recordsSegmentSize`) replaces
+    /// `log.segmentSizeMax` on every open.
     public var log = LogConfiguration()
+    /// When this open creates the directory: record `log.segmentSizeMax` in its
+    /// `logbook.json`, so every later open (any program, any command) rolls segments at
+    /// that size (`logbook init --segment-size`). Default false: nothing recorded, and each
+    /// open uses its own options.
+    public var recordsSegmentSize = false
     /// Where files live. Default: the real file system.
     public var fileSystem: any FileSystem = PosixFileSystem()
     /// The log's clock, for rolling segments by age. Default none.

@@ -12,6 +12,9 @@ struct NodeMetadata: Codable, Equatable {
 
     var formatVersion: Int
     var nodeId: NodeId
+    /// The segment size every open of this directory uses, when `logbook init
+    /// --segment-size` (`LogbookOptions.recordsSegmentSize`) recorded one.
+    var segmentSizeMax: Int? = nil
 
     /// Reads the metadata, or nil when the directory has none.
     static func read(directory: String, fileSystem: any FileSystem) throws(LogbookError)
@@ -32,7 +35,61 @@ struct NodeMetadata: Codable, Equatable {
                 .badMetadata, "unsupported metadata format version \(metadata.formatVersion)",
                 path: path)
         }
+        if let size = metadata.segmentSizeMax,
+            !(Limits.segmentSizeMin...Limits.segmentSizeMax).contains(size)
+        {
+            throw LogbookError(
+                .badMetadata,
+                "segmentSizeMax \(size) is outside \(Limits.segmentSizeMin)...\(Limits.segmentSizeMax) bytes",
+                path: path)
+        }
         return metadata
+    }
+
+    /// The metadata of the Logbook `options` open in `directory`: read (and checked
+    /// against `nodeId` and the options), or written when a writer with a node id creates
+    /// the directory. Throws `.nodeMismatch` for another node's or a missing Logbook
+    /// (a read-only open creates nothing), `.badMetadata` for a segment size asked to be
+    /// recorded in a directory that exists.
+    static func resolve(directory: String, nodeId: NodeId?, options: LogbookOptions)
+        throws(LogbookError) -> NodeMetadata
+    {
+        let fileSystem = options.fileSystem
+        let existing =
+            fileSystem.exists(directory)
+            ? try read(directory: directory, fileSystem: fileSystem) : nil
+        switch (existing, nodeId) {
+        case (let metadata?, let requested?) where metadata.nodeId != requested:
+            throw LogbookError(
+                .nodeMismatch, "directory belongs to node \(metadata.nodeId), not \(requested)",
+                path: directory)
+        case (let metadata?, _):
+            if options.recordsSegmentSize, metadata.segmentSizeMax != options.log.segmentSizeMax {
+                throw LogbookError(
+                    .badMetadata,
+                    "a segment size is recorded when a directory is created; this one exists",
+                    path: directory)
+            }
+            return metadata
+        case (nil, _?) where options.readOnly:
+            throw LogbookError(
+                .nodeMismatch,
+                "not a Logbook directory (no \(fileName)); a read-only open creates nothing",
+                path: directory)
+        case (nil, let requested?):
+            do { try options.log.validate() } catch { throw LogbookError(error) }
+            do { try fileSystem.createDirectory(directory) } catch { throw LogbookError(error) }
+            let created = NodeMetadata(
+                formatVersion: currentFormatVersion, nodeId: requested,
+                segmentSizeMax: options.recordsSegmentSize ? options.log.segmentSizeMax : nil)
+            try created.write(directory: directory, fileSystem: fileSystem)
+            return created
+        case (nil, nil):
+            throw LogbookError(
+                .nodeMismatch,
+                "not a Logbook directory (no \(fileName)); give a node id to create one",
+                path: directory)
+        }
     }
 
     /// Writes the metadata durably.

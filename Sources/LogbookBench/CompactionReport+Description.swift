@@ -5,6 +5,15 @@ import Logbook
 package func describeCompaction(_ report: CompactionReport, dryRun: Bool) -> String {
     var lines: [String] = []
     let verb = dryRun ? "would keep" : "kept"
+    if report.sealedActiveSegment {
+        lines.append(
+            "\(dryRun ? "would seal" : "sealed") the active segment first, so its \(report.activeRecords) records (\(report.activeSuperseded) superseded) are compacted too"
+        )
+    } else if report.activeRecords > 0 {
+        lines.append(
+            "left the active segment as it is: \(report.activeRecords) records, \(report.activeSuperseded) superseded"
+        )
+    }
     lines.append(
         "sealed segments: \(report.segmentsBefore) -> \(report.segmentsAfter); records: \(report.recordsBefore) -> \(report.recordsAfter) (\(verb) \(report.recordsAfter), dirty ratio \(String(format: "%.2f", report.dirtyRatio)))"
     )

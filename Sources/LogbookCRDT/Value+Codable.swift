@@ -69,6 +69,19 @@ extension Value: Codable {
         }
     }
 
+    /// `text` as JSON when it parses as JSON (`40`, `true`, `"x"`, `[1,2]`), else the text
+    /// itself as a string (`name=Lamp` on a command line). An integer JSON holds but `Value`
+    /// cannot keep exactly throws rather than becoming another value.
+    public static func parsing(jsonOrText text: String) throws(IntegerOutOfRange) -> Value {
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(text.utf8))
+        } catch let error as IntegerOutOfRange {
+            throw error
+        } catch {
+            return .string(text)
+        }
+    }
+
     private static func untagged(_ object: [String: Value]) -> Value {
         if object.count == 1, case .string(let base64)? = object[bytesTag],
             let data = Data(base64Encoded: base64)

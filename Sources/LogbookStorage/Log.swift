@@ -78,6 +78,9 @@ public final class Log {
     /// The number of segment files, active included.
     public var segmentCount: Int { sealed.count + 1 }
 
+    /// The first offset of the active segment (the segment appends go to).
+    public var activeBaseOffset: UInt64 { active.index.baseOffset }
+
     /// Total bytes of all segment files.
     public var sizeBytes: Int64 {
         sealed.reduce(active.size) { $0 + $1.segmentSize }

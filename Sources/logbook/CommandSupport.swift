@@ -24,23 +24,8 @@ func exitWithError(_ error: any Error, verbose: Bool = false) -> ExitCode {
     return logbookExitCode(for: error)
 }
 
-/// 1 for operating errors, 2 for input the limits refuse, 3 for corruption, 4 for a
-/// directory that is not a Logbook (or another node's).
-func logbookExitCode(for error: any Error) -> ExitCode {
-    switch error {
-    case let error as LogbookError:
-        if error.code == .corruption || error.storageError?.code == .corruption {
-            return ExitCode(3)
-        }
-        if error.code == .nodeMismatch || error.code == .badMetadata { return ExitCode(4) }
-        if error.code == .invalidChange { return ExitCode(2) }
-    case let error as StorageError:
-        if error.code == .corruption { return ExitCode(3) }
-    default:
-        break
-    }
-    return ExitCode.failure
-}
+/// The documented exit status for `error` (`ExitStatus`).
+func logbookExitCode(for error: any Error) -> ExitCode { ExitCode(ExitStatus.of(error)) }
 
 /// Opens an existing Logbook for a command, mapping failures to an exit code. Commands that
 /// only read pass `readOnly`: they change no byte of the directory (`LogbookOptions`).
@@ -71,21 +56,14 @@ func openLogbook(
     }
 }
 
-/// Parses `column=value`: the value is JSON when it parses as JSON (`40`, `true`, `"x"`,
-/// `[1,2]`), otherwise the text itself as a string.
+/// Parses `column=value` (`Value.parsing(jsonOrText:)`).
 func parseAssignment(_ text: String) throws -> (String, Value) {
     guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
         throw ValidationError("expected column=value, got '\(text)'")
     }
-    let column = String(text[..<equals])
-    let raw = String(text[text.index(after: equals)...])
-    do {
-        return (column, try JSONDecoder().decode(Value.self, from: Data(raw.utf8)))
-    } catch let error as IntegerOutOfRange {
-        // JSON, but not a value Logbook keeps exactly: say so rather than store another.
+    let (column, raw) = (String(text[..<equals]), String(text[text.index(after: equals)...]))
+    do { return (column, try Value.parsing(jsonOrText: raw)) } catch {
         throw badInput("\(column)=\(raw.prefix(40)): \(error)")
-    } catch {
-        return (column, .string(raw))
     }
 }
 

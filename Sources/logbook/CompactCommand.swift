@@ -11,13 +11,17 @@ struct CompactCommand: ParsableCommand {
         discussion: """
             Keeps each (record, column)'s CRDT winner and every live tombstone, drops what they \
             supersede, merges small neighbouring segments, and swaps the result in crash-safely. \
-            Offsets keep their numbers. The active segment is never touched. Tombstones \
-            themselves are removed only by tombstone GC (`logbook gc`).
+            Offsets keep their numbers. Only sealed segments are rewritten, so the active \
+            segment (where every record of a log under the segment size sits) is sealed first \
+            and compacted with them, unless --keep-active is given; --dry-run seals nothing. \
+            Tombstones themselves are removed only by tombstone GC (`logbook gc`).
             """)
 
     @OptionGroup var target: DirectoryArgument
     @Flag(help: "Report what would be removed; write nothing.")
     var dryRun = false
+    @Flag(help: "Leave the active segment unsealed: compact the sealed segments only.")
+    var keepActive = false
     @Option(help: "Limit reading and writing to this many megabytes per second.")
     var throttle: Double?
     @Option(help: "Rewrite only when at least this fraction of sealed records is superseded.")
@@ -46,6 +50,7 @@ struct CompactCommand: ParsableCommand {
         let logbook = try openLogbook(target.directory, durability: .buffered)
         var options = CompactionOptions()
         options.dryRun = dryRun
+        options.sealing = keepActive ? .never : .always
         options.dirtyRatioMin = dirtyRatio
         options.bytesPerSecondMax = throttle.map { Int64($0 * 1_000_000) }
         options.hcLevel = hc

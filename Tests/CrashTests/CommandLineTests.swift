@@ -49,6 +49,64 @@ import Testing
         #expect(try LogbookExecutable.run(["inspect", second]).standardOutput.contains("(active)"))
     }
 
+    @Test func compactSealsTheActiveSegmentAndSaysSo() throws {
+        guard LogbookExecutable.built() != nil else { return }
+        let directory = scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
+        for value in 1...6 {
+            let put = try LogbookExecutable.run(["put", directory, "entity/lamp", "lux=\(value)"])
+            #expect(put.status == 0)
+        }
+        let before = try LogbookExecutable.run(["replay", directory]).standardOutput
+        let kept = try LogbookExecutable.run(["compact", directory, "--keep-active"])
+        #expect(kept.status == 0)
+        #expect(
+            kept.standardOutput.contains(
+                "left the active segment as it is: 6 records, 4 superseded"),
+            "\(kept.standardOutput)")
+        let compacted = try LogbookExecutable.run(["compact", directory])
+        #expect(compacted.status == 0, "\(compacted.standardError)")
+        #expect(
+            compacted.standardOutput.contains(
+                "sealed the active segment first, so its 6 records (4 superseded)"),
+            "\(compacted.standardOutput)")
+        #expect(compacted.standardOutput.contains("records: 6 -> 2"))
+        let digest = { (text: String) in
+            text.split(separator: "\n").first { $0.hasPrefix("digest:") }
+        }
+        let after = try LogbookExecutable.run(["replay", directory]).standardOutput
+        #expect(digest(after) != nil && digest(after) == digest(before))
+    }
+
+    @Test func initRecordsTheSegmentSizeThatEveryLaterCommandRollsAt() throws {
+        guard LogbookExecutable.built() != nil else { return }
+        let directory = scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let created = try LogbookExecutable.run(
+            ["init", directory, "--node", "1", "--segment-size", "4K"])
+        #expect(created.status == 0)
+        #expect(created.standardOutput.contains("segments of 4096 bytes"))
+        for number in 0..<40 {
+            let put = try LogbookExecutable.run([
+                "put", directory, "entity/e\(number)", "name=Entity \(number) with text to fill",
+            ])
+            #expect(put.status == 0)
+        }
+        let inspected = try LogbookExecutable.run(["inspect", directory]).standardOutput
+        #expect(!inspected.contains(", 1 segments"), "\(inspected)")
+        let again = try LogbookExecutable.run(
+            ["init", directory, "--node", "1", "--segment-size", "8K"])
+        #expect(again.status == 4)
+        #expect(again.standardError.contains("recorded when a directory is created"))
+        for bad in ["1K", "3G", "x", "-4K", "99999999999999999999G"] {
+            let refused = try LogbookExecutable.run(
+                ["init", scratch(), "--node", "1", "--segment-size", bad])
+            #expect(refused.status == 64, "\(bad)")
+            #expect(refused.standardError.contains("--segment-size"), "\(bad)")
+        }
+    }
+
     @Test func peersGateGCAndGCReportsWhatItRemoved() throws {
         guard LogbookExecutable.built() != nil else { return }
         let directory = scratch()

@@ -20,9 +20,27 @@ public struct CompactionOptions: Sendable {
     /// Compress the rewritten segments with LZ4 HC at this level; nil (the default) for fast
     /// LZ4. HC shrinks segments by a few percent more and costs several times the CPU.
     public var hcLevel: Int32? = nil
+    /// Whether to seal the active segment first, so that its records are compacted too:
+    /// only sealed segments are ever rewritten, and a log under `segmentSizeMax` (64 MiB)
+    /// keeps every record in its active one. Default `.never`.
+    public var sealing = ActiveSegmentSealing.never
 
     /// The defaults.
     public init() {}
+}
+
+/// When a compaction seals the active segment first. A dry run never seals; it reports
+/// what sealing would add (`CompactionReport.activeRecords`, `sealedActiveSegment`).
+public enum ActiveSegmentSealing: Sendable {
+    /// Leave it: compact the sealed segments only.
+    case never
+    /// Seal it whenever some of its records are superseded (what `logbook compact` does:
+    /// it holds the directory, so no writer is appending meanwhile).
+    case always
+    /// Seal it when some of its records are superseded and the superseded fraction of the
+    /// whole log, the active segment included, reaches `dirtyRatioMin` (what a serving
+    /// node's scheduled compaction does).
+    case whenDirty
 }
 
 /// What a compaction found and did.
@@ -56,6 +74,12 @@ public struct CompactionReport: Sendable {
     public var versionReadBacks = 0
     /// True when segments were rewritten.
     public var didRewrite = false
+    /// Records of the active segment, analysed beside the sealed ones.
+    public var activeRecords = 0
+    /// Of them, superseded.
+    public var activeSuperseded = 0
+    /// True when the active segment was sealed first (on a dry run: would have been).
+    public var sealedActiveSegment = false
     /// Why nothing was rewritten, when nothing was.
     public var skippedBecause: String?
     /// Wall time.
@@ -84,14 +108,20 @@ enum Compactor {
         let started = ContinuousClock.now
         // A throttled compaction reads the log once, on one thread, at the throttled rate.
         let threads = options.bytesPerSecondMax == nil ? max(1, options.threads) : 1
-        let (cursors, runs, directory, fileSystem, configuration) =
+        let (cursors, sealedRuns, directory, fileSystem, configuration) =
             try logbook.snapshotForCompaction(cursors: threads)
+        // Taken after the cursors: a roll in between leaves a segment in neither, and the
+        // pass then neither seals nor rewrites it.
+        let active = logbook.activeSegmentSpan()
         // Pass 1: every record's key, in offset order; counts per run on the way.
         let search = try WinnerSearch(
-            logbook, cursors: cursors, runs: runs, bytesPerSecondMax: options.bytesPerSecondMax)
+            logbook, cursors: cursors, runs: sealedRuns, active: active,
+            bytesPerSecondMax: options.bytesPerSecondMax)
         let dead = search.dead
-        let recordsPerRun = search.recordsPerRun
         var report = CompactionReport()
+        let (runs, recordsPerRun) = try sealIfAsked(
+            logbook, options, active: active, runs: sealedRuns,
+            recordsPerRun: search.recordsPerRun, dead: dead, report: &report)
         report.findSeconds = seconds(since: started)
         report.segmentsBefore = runs.reduce(0) { $0 + $1.segments.count }
         report.bytesBefore = runs.reduce(0) { $0 + $1.sizeBytes }
@@ -107,6 +137,10 @@ enum Compactor {
         }
         report.recordsBefore = plans.reduce(0) { $0 + $1.read }
         report.recordsAfter = plans.reduce(0) { $0 + $1.kept }
+        if options.dryRun && report.sealedActiveSegment {  // counted as if sealed
+            report.recordsBefore += report.activeRecords
+            report.recordsAfter += report.activeRecords - report.activeSuperseded
+        }
         report.dirtyRatio =
             report.recordsBefore == 0
             ? 0 : Double(report.recordsBefore - report.recordsAfter) / Double(report.recordsBefore)
@@ -145,6 +179,42 @@ enum Compactor {
         report.didRewrite = true
         report.seconds = seconds(since: started)
         return report
+    }
+
+    /// Seals the active segment when `options.sealing` asks for it (a dry run only notes
+    /// that it would), noting what the active segment holds in `report`; returns the runs
+    /// to compact and their record counts, the sealed segment appended when it was sealed.
+    private static func sealIfAsked(
+        _ logbook: Logbook, _ options: CompactionOptions, active: Range<UInt64>,
+        runs: [SegmentRun], recordsPerRun: [Int], dead: DeadRecords,
+        report: inout CompactionReport
+    ) throws(LogbookError) -> ([SegmentRun], [Int]) {
+        guard !active.isEmpty else { return (runs, recordsPerRun) }
+        report.activeRecords = Int(clamping: active.upperBound - active.lowerBound)
+        report.activeSuperseded = dead.count(in: active)
+        let sealedRecords = recordsPerRun.reduce(0, +)
+        let sealedDead = runs.reduce(0) { $0 + dead.count(in: $1.baseOffset..<$1.endOffset) }
+        let wholeRatio =
+            Double(sealedDead + report.activeSuperseded)
+            / Double(max(1, sealedRecords + report.activeRecords))
+        // Sealing a segment with nothing superseded would only leave a small one behind.
+        guard report.activeSuperseded > 0 else { return (runs, recordsPerRun) }
+        switch options.sealing {
+        case .never: return (runs, recordsPerRun)
+        case .always: break
+        case .whenDirty:
+            guard wholeRatio >= options.dirtyRatioMin else { return (runs, recordsPerRun) }
+        }
+        report.sealedActiveSegment = true
+        guard !options.dryRun, let sealed = try logbook.sealActiveSegment(after: runs) else {
+            return (runs, recordsPerRun)
+        }
+        // A fresh segment's offsets are contiguous: its record count is its span (records
+        // appended after pass 1 read it are outside `dead`'s range, so they stay).
+        return (
+            runs + [sealed],
+            recordsPerRun + [Int(clamping: sealed.endOffset - sealed.baseOffset)]
+        )
     }
 
     /// Rewrites `run` keeping the records `isKept` says yes to (shared with tombstone GC).

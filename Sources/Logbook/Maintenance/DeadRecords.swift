@@ -23,9 +23,11 @@ struct DeadRecords: Sendable {
 
     /// Dead records among `range` (offsets).
     func count(in range: Range<UInt64>) -> Int {
+        let lower = max(range.lowerBound, base)
+        let upper = min(range.upperBound, sealedEnd)
+        guard lower < upper else { return 0 }
         var count = 0
-        for offset in max(range.lowerBound, base)..<min(range.upperBound, sealedEnd)
-        where !isLive(offset) {
+        for offset in lower..<upper where !isLive(offset) {
             count += 1
         }
         return count

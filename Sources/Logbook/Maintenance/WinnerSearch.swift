@@ -22,13 +22,15 @@ struct WinnerSearch {
     var versionReadBacks = 0
 
     /// Runs pass 1 over `cursors`, one thread per cursor (made at one moment, from the
-    /// same offset).
+    /// same offset), marking dead records among the sealed `runs` and, when given, the
+    /// active segment's `active` offsets too (which a rewrite may reach once it is sealed).
     init(
         _ logbook: Logbook, cursors: [LogCursor], runs: [SegmentRun],
-        bytesPerSecondMax: Int64? = nil
+        active: Range<UInt64>? = nil, bytesPerSecondMax: Int64? = nil
     ) throws(LogbookError) {
         precondition(!cursors.isEmpty, "at least one cursor")
-        let base = runs.first?.baseOffset ?? 0
+        let base = runs.first?.baseOffset ?? active?.lowerBound ?? 0
+        let end = max(runs.last?.endOffset ?? base, active?.upperBound ?? base)
         let origin = min(cursors[0].startOffset, base)
         let seeds = KeyNumbering.Seeds.random()
         let handedOut = CursorsByThread(cursors: cursors)
@@ -36,10 +38,10 @@ struct WinnerSearch {
             (share) throws(LogbookError) -> FinishedShare in
             try Self.searchShare(
                 share, of: handedOut.cursors.count, cursor: handedOut.cursors[share],
-                logbook: logbook, origin: origin, runs: runs, seeds: seeds,
+                logbook: logbook, origin: origin, range: base..<end, runs: runs, seeds: seeds,
                 bytesPerSecondMax: bytesPerSecondMax)
         }
-        dead = DeadRecords(base: base, sealedEnd: runs.last?.endOffset ?? base)
+        dead = DeadRecords(base: base, sealedEnd: end)
         for (index, outcome) in outcomes.enumerated() {
             let share = try outcome.get()
             let live = share.live
@@ -56,14 +58,14 @@ struct WinnerSearch {
     /// One thread's share: its records' winners; share 0 also counts records per run.
     private static func searchShare(
         _ share: Int, of shareCount: Int, cursor: LogCursor, logbook: Logbook, origin: UInt64,
-        runs: [SegmentRun], seeds: KeyNumbering.Seeds, bytesPerSecondMax: Int64?
+        range: Range<UInt64>, runs: [SegmentRun], seeds: KeyNumbering.Seeds,
+        bytesPerSecondMax: Int64?
     ) throws(LogbookError) -> FinishedShare {
-        let base = runs.first?.baseOffset ?? 0
         let readBack = LoggedVersionReader { (offset) throws(LogbookError) in
             try logbook.maintenanceCursor(from: offset)
         }
         var live = LiveSet(
-            origin: origin, base: base, sealedEnd: runs.last?.endOffset ?? base,
+            origin: origin, base: range.lowerBound, sealedEnd: range.upperBound,
             shard: share, of: shareCount, recordSeeds: seeds,
             loggedVersions: readBack.versions(at:))
         var recordsPerRun = [Int](repeating: 0, count: share == 0 ? runs.count : 0)
