@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logbook
 
 /// The `logbook` command line: one subcommand per file, and the only code that prints.
 @main
@@ -14,17 +15,16 @@ struct LogbookCommand: AsyncParsableCommand {
             `logbook put DIR entity/lamp name=Lamp`, `logbook export DIR`.
 
             Exit status: 0 ok, 1 error, 2 bad input, 3 corruption found, 4 not a Logbook \
-            directory (or another node's).
+            directory (or another node's), 64 a usage error (missing or invalid arguments).
             """,
+        version: LogbookVersion.current,
         subcommands: [
             DemoCommand.self, InitCommand.self, PutCommand.self, DeleteCommand.self,
-            AppendCommand.self,
-            ExportCommand.self, InspectCommand.self, CompactCommand.self, GCCommand.self,
-            PeersCommand.self, ImportCommand.self,
-            GenerateCommand.self, GraphCommand.self, SearchCommand.self, BridgesCommand.self,
-            VerifyCommand.self, ServeCommand.self, SyncCommand.self,
-            ReplayCommand.self,
-            BenchCommand.self, HubCommand.self,
+            AppendCommand.self, ExportCommand.self, InspectCommand.self, CompactCommand.self,
+            GCCommand.self, PeersCommand.self, ImportCommand.self, GenerateCommand.self,
+            GraphCommand.self, SearchCommand.self, BridgesCommand.self, VerifyCommand.self,
+            ServeCommand.self, SyncCommand.self, ReplayCommand.self, BenchCommand.self,
+            HubCommand.self,
         ]
     )
 }

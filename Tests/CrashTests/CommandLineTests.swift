@@ -49,6 +49,22 @@ import Testing
         #expect(try LogbookExecutable.run(["inspect", second]).standardOutput.contains("(active)"))
     }
 
+    @Test func versionAndHelpSayWhatTheyShould() throws {
+        guard LogbookExecutable.built() != nil else { return }
+        let version = try LogbookExecutable.run(["--version"])
+        #expect(version.status == 0)
+        #expect(
+            version.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "0.2.0-dev")
+        let help = try LogbookExecutable.run(["--help"])
+        #expect(help.status == 0)
+        for status in [
+            "0 ok", "1 error", "2 bad input", "3 corruption", "4 not a Logbook", "64 a usage error",
+        ] {
+            #expect(help.standardOutput.contains(status), "--help lacks \(status)")
+        }
+        #expect(try LogbookExecutable.run(["init"]).status == 64)
+    }
+
     @Test func compactSealsTheActiveSegmentAndSaysSo() throws {
         guard LogbookExecutable.built() != nil else { return }
         let directory = scratch()
