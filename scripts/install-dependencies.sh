@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the system packages Logbook needs when they are missing: liblz4-dev (the LZ4
 # library the CLZ4 target links), pkg-config (how SwiftPM finds it) and lz4 (the command the
-# format tests use to prove a segment is a valid LZ4 stream), and libsqlite3-dev (the SQLite
-# baseline of `logbook bench`). Debian/Ubuntu only.
+# format tests use to prove a segment is a valid LZ4 stream), libsqlite3-dev (the SQLite
+# baseline of `logbook bench`), and curl (the README's blocks call it; ReadmeBlocksTests
+# runs them). Debian/Ubuntu only.
 set -euo pipefail
 
 needed=()
-for package in liblz4-dev pkg-config lz4 libsqlite3-dev; do
+for package in liblz4-dev pkg-config lz4 libsqlite3-dev curl; do
     dpkg -s "$package" >/dev/null 2>&1 || needed+=("$package")
 done
 [ ${#needed[@]} -eq 0 ] && exit 0

@@ -87,7 +87,7 @@ struct NodeMetadata: Codable, Equatable {
         case (nil, nil):
             throw LogbookError(
                 .nodeMismatch,
-                "not a Logbook directory (no \(fileName)); give a node id to create one",
+                "not a Logbook directory (no \(fileName)); create it with `logbook init \(directory) --node N` (or open it with a node id)",
                 path: directory)
         }
     }
