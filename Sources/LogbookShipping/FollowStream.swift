@@ -28,17 +28,8 @@ final class FollowStream: @unchecked Sendable {
     func next(payloadBytesMax: Int, within timeout: Duration, peer: String) async throws
         -> FollowFrame?
     {
-        let frame = try await withThrowingTaskGroup(of: FollowFrame??.self) { group in
-            group.addTask { .some(try await self.read(payloadBytesMax: payloadBytesMax)) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return .none
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let answer = first else {
-                throw ReplicationError(message: "\(peer): no frame within \(timeout)")
-            }
-            return answer
+        let frame = try await withinDeadline(timeout, else: "\(peer): no frame within \(timeout)") {
+            try await self.read(payloadBytesMax: payloadBytesMax)
         }
         if let frame, !frame.payload.isEmpty { position = frame.nextOffset }
         return frame

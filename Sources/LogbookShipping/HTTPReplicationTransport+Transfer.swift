@@ -18,8 +18,8 @@ extension HTTPReplicationTransport {
     }
 
     /// Sends `request` and reads its whole answer, at most `bodyBytesMax` bytes, within
-    /// `timeout` from start to last byte. AsyncHTTPClient's own timeout ends when the answer
-    /// begins, so a peer that trickles its body would otherwise hold the pull for ever.
+    /// `timeout` from start to last byte (`withinDeadline`: a peer that trickles its body
+    /// would otherwise hold the pull for ever).
     func transfer(_ request: HTTPClientRequest, within timeout: Duration, bodyBytesMax: Int)
         async throws -> Transferred
     {
@@ -45,29 +45,19 @@ extension HTTPReplicationTransport {
         keepsStreams: Bool
     ) async throws -> Opened {
         let client = self.client
-        let peer = peerName
         let headTimeout = TimeAmount(timeout)  // NIO's conversion clamps instead of trapping
-        return try await withThrowingTaskGroup(of: Opened?.self) { group in
-            group.addTask {
-                let response = try await client.execute(request, timeout: headTimeout)
-                if keepsStreams, response.status == .ok,
-                    response.headers.first(name: "Content-Type") == FollowFrame.contentType
-                {
-                    return .stream(response)
-                }
-                let body = try await response.body.collect(upTo: bodyBytesMax)
-                return .whole(
-                    Transferred(status: response.status, headers: response.headers, body: body))
+        return try await withinDeadline(
+            timeout, else: "\(peerName): no complete answer within \(timeout)"
+        ) {
+            let response = try await client.execute(request, timeout: headTimeout)
+            if keepsStreams, response.status == .ok,
+                response.headers.first(name: "Content-Type") == FollowFrame.contentType
+            {
+                return .stream(response)
             }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }  // the loser: the sleep, or the cut-off transfer
-            guard let first = try await group.next(), let answer = first else {
-                throw ReplicationError(message: "\(peer): no complete answer within \(timeout)")
-            }
-            return answer
+            let body = try await response.body.collect(upTo: bodyBytesMax)
+            return .whole(
+                Transferred(status: response.status, headers: response.headers, body: body))
         }
     }
 }
