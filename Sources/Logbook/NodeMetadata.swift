@@ -35,9 +35,7 @@ struct NodeMetadata: Codable, Equatable {
                 .badMetadata, "unsupported metadata format version \(metadata.formatVersion)",
                 path: path)
         }
-        if let size = metadata.segmentSizeMax,
-            !(Limits.segmentSizeMin...Limits.segmentSizeMax).contains(size)
-        {
+        if let size = metadata.segmentSizeMax, !Limits.segmentSizes.contains(size) {
             throw LogbookError(
                 .badMetadata,
                 "segmentSizeMax \(size) is outside \(Limits.segmentSizeMin)...\(Limits.segmentSizeMax) bytes",

@@ -118,11 +118,11 @@ public final class HubChangeNotifier: Service, @unchecked Sendable {
             let (expired, stops) = lock.withLock {
                 var expired: [CheckedContinuation<Void, Never>] = []
                 for (stream, streamWaiters) in waiters {
-                    let due = streamWaiters.filter { $0.value.deadline <= now }
-                    guard !due.isEmpty else { continue }
-                    expired += due.values.map(\.continuation)
-                    let left = streamWaiters.filter { $0.value.deadline > now }
-                    waiters[stream] = left.isEmpty ? nil : left
+                    for (id, waiter) in streamWaiters where waiter.deadline <= now {
+                        expired.append(waiter.continuation)
+                        waiters[stream]?[id] = nil
+                    }
+                    if waiters[stream]?.isEmpty == true { waiters[stream] = nil }
                 }
                 // The next wait registered starts a new sweeper.
                 if waiters.isEmpty { sweeping = false }

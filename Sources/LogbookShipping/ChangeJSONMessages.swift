@@ -65,7 +65,7 @@ package enum ChangeJSONMessages {
     /// serde JSON, the form most clients speak). 400 for an unknown `format`.
     package static func format(of request: Request) throws -> ChangeJSONFormat {
         if let name = request.uri.queryParameters.get("format") {
-            guard let format = ChangeJSONFormat(rawValue: String(name)) else {
+            guard let format = ChangeJSONFormat(rawValue: name) else {
                 throw HTTPError(.badRequest, message: "format must be rust or swift")
             }
             return format

@@ -20,6 +20,8 @@ public enum Limits {
     /// The largest segment size a log may be configured with (offsets inside are Int64, but
     /// the index stores 32-bit positions).
     public static let segmentSizeMax = 1 << 31
+    /// Every segment size a log may be configured with, recorded with, or asked for.
+    public static let segmentSizes = segmentSizeMin...segmentSizeMax
     /// How often a cursor re-plans when the segments it was about to read were replaced.
     public static let cursorReplanAttemptsMax = 8
     /// The most segment files a log directory may hold.

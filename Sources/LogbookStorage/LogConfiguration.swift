@@ -18,8 +18,7 @@ public struct LogConfiguration: Sendable {
 
     /// Checks the values against `Limits`; throws `.invalidArgument` naming the bad one.
     public func validate() throws(StorageError) {
-        guard segmentSizeMax >= Limits.segmentSizeMin, segmentSizeMax <= Limits.segmentSizeMax
-        else {
+        guard Limits.segmentSizes.contains(segmentSizeMax) else {
             throw StorageError(
                 .invalidArgument,
                 "segmentSizeMax \(segmentSizeMax) outside \(Limits.segmentSizeMin)...\(Limits.segmentSizeMax)"

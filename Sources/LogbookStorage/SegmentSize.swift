@@ -1,5 +1,5 @@
 /// A segment size as people write it: `4096`, `64K`, `4M`, `4MiB`, `1G` (binary units),
-/// within `Limits.segmentSizeMin...Limits.segmentSizeMax` (`logbook init --segment-size`).
+/// within `Limits.segmentSizes` (`logbook init --segment-size`).
 public enum SegmentSize {
     /// The bytes `text` names; throws `.invalidArgument` saying what was expected.
     public static func bytes(_ text: String) throws(StorageError) -> Int {
@@ -16,7 +16,7 @@ public enum SegmentSize {
                 .invalidArgument, "a segment size such as 4M or 65536 was expected, not \(text)")
         }
         let (size, overflow) = count.multipliedReportingOverflow(by: unit)
-        guard !overflow, (Limits.segmentSizeMin...Limits.segmentSizeMax).contains(size) else {
+        guard !overflow, Limits.segmentSizes.contains(size) else {
             throw StorageError(
                 .invalidArgument,
                 "a segment size within 4K and 2G (\(Limits.segmentSizeMin)...\(Limits.segmentSizeMax) bytes) was expected, not \(text)"
