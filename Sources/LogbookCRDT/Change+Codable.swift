@@ -105,11 +105,7 @@ extension Change {
                         #"a bare null value is ambiguous: crdt-lite reads it as no value (a field deletion). Leave "value" out for no value, or write {"$null": true} for a JSON null"#
                 ))
         }
-        let decoded = try container.decode(V.self, forKey: key)
-        if case .object(let object)? = decoded as? Value, object == [Value.nullTag: true] {
-            return Value.null as? V
-        }
-        return decoded
+        return try container.decode(V.self, forKey: key)  // `Value` reads {"$null": true}
     }
 }
 

@@ -3,7 +3,8 @@ import Foundation
 /// Natural JSON: null, true/false, numbers, strings, arrays and objects map to themselves.
 ///
 /// Bytes travel as `{"$bytes": "<base64>"}`; an object whose only key is `$bytes` with a
-/// string value therefore decodes as bytes. A JSON number decodes as `.int` when it is an
+/// string value therefore decodes as bytes. Likewise `{"$null": true}` decodes as null
+/// (a change's null value is written so; `Change+Codable.swift`), wherever it appears. A JSON number decodes as `.int` when it is an
 /// integer that fits Int64 and as `.double` otherwise, so a double with no fractional part
 /// (written `1` by JSONEncoder) comes back as `.int`: the binary log format has no such loss.
 /// An integer value from 2^63 to 2^64 − 1 (`9223372036854775808`, also `1e19`) is refused
@@ -83,6 +84,7 @@ extension Value: Codable {
     }
 
     private static func untagged(_ object: [String: Value]) -> Value {
+        if object == [nullTag: .bool(true)] { return .null }
         if object.count == 1, case .string(let base64)? = object[bytesTag],
             let data = Data(base64Encoded: base64)
         {

@@ -88,6 +88,17 @@ import Testing
         #expect(deleted.value == nil)
     }
 
+    @Test func everyPathThatReadsAValueReadsTheNullTagAlike() throws {
+        // `logbook put r v={"$null":true}` reads a bare Value; a change reads its value: both
+        // must agree, or an export and re-import would change the cell.
+        let tag = Data(#"{"$null": true}"#.utf8)
+        #expect(try JSONDecoder().decode(Value.self, from: tag) == .null)
+        #expect(
+            try JSONDecoder().decode(Value.self, from: Data(#"{"$null": false}"#.utf8)) == [
+                "$null": false
+            ])
+    }
+
     @Test func aBareNullValueInTheSwiftFormIsRefusedAsAmbiguous() throws {
         let absent: TestChange = try ChangeJSON.decode(
             Data(
