@@ -76,33 +76,58 @@ struct HubPageReader {
         return nil
     }
 
-    /// Every row with a version in (`after`, `upTo`], in version order.
+    /// Every row with a version in (`after`, `upTo`], in version order: each table read in
+    /// the order of its version index (no sort in the database), the two merged here. Rows
+    /// of one version need no order among them: a page holds whole versions, and a merge
+    /// that deletes a record leaves no cell of it.
     private func rows(
         on connection: PostgresConnection, after: UInt64, upTo: UInt64?, logger: Logger
     ) async throws -> [Change<String, String, Value>] {
         let low = Self.storedVersion(after)
         let high = upTo.map(HubColumns.version) ?? Int64.max
-        let result = try await connection.query(
+        let cells = try await connection.query(
             """
             SELECT record_id, col_name, value, col_version, db_version, node_id, hub_version
-            FROM (
-                SELECT record_id, col_name, value, col_version, db_version, node_id, hub_version
-                FROM logbook_cells
-                WHERE stream_id = \(stream.id) AND hub_version > \(low) AND hub_version <= \(high)
-                UNION ALL
-                SELECT record_id, NULL, NULL, 0, db_version, node_id, hub_version
-                FROM logbook_tombstones
-                WHERE stream_id = \(stream.id) AND hub_version > \(low) AND hub_version <= \(high)
-            ) AS changed
-            ORDER BY hub_version, record_id, col_name NULLS LAST
+            FROM logbook_cells
+            WHERE stream_id = \(stream.id) AND hub_version > \(low) AND hub_version <= \(high)
+            ORDER BY hub_version
             """, logger: logger)
         var changes: [Change<String, String, Value>] = []
-        for try await row in result.decode(
-            (ByteBuffer, ByteBuffer?, ByteBuffer?, Int64, Int64, Int64, Int64).self)
-        {
-            changes.append(try Self.change(row))
+        changes.reserveCapacity(limit)
+        for try await row in cells { changes.append(try HubChangeRow.change(row)) }
+        let tombstones = try await connection.query(
+            """
+            SELECT record_id, NULL::bytea, NULL::bytea, 0::int8, db_version, node_id, hub_version
+            FROM logbook_tombstones
+            WHERE stream_id = \(stream.id) AND hub_version > \(low) AND hub_version <= \(high)
+            ORDER BY hub_version
+            """, logger: logger)
+        var deletions: [Change<String, String, Value>] = []
+        for try await row in tombstones { deletions.append(try HubChangeRow.change(row)) }
+        guard !deletions.isEmpty else { return changes }
+        return Self.merged(changes, deletions)
+    }
+
+    /// Two lists in version order as one, a version's cells before its deletions.
+    static func merged(
+        _ cells: [Change<String, String, Value>], _ deletions: [Change<String, String, Value>]
+    ) -> [Change<String, String, Value>] {
+        var merged: [Change<String, String, Value>] = []
+        merged.reserveCapacity(cells.count + deletions.count)
+        var next = deletions.makeIterator()
+        var deletion = next.next()
+        for cell in cells {
+            while let pending = deletion, pending.localDbVersion < cell.localDbVersion {
+                merged.append(pending)
+                deletion = next.next()
+            }
+            merged.append(cell)
         }
-        return changes
+        while let pending = deletion {
+            merged.append(pending)
+            deletion = next.next()
+        }
+        return merged
     }
 
     /// A reader's version as stored. No version exceeds `ChangeLimits.versionMax`, so a
@@ -110,39 +135,5 @@ struct HubPageReader {
     /// Its bit pattern would be negative and read the whole stream.
     static func storedVersion(_ version: UInt64) -> Int64 {
         HubColumns.version(min(version, ChangeLimits.versionMax))
-    }
-
-    static func change(
-        _ row: (ByteBuffer, ByteBuffer?, ByteBuffer?, Int64, Int64, Int64, Int64)
-    ) throws -> Change<String, String, Value> {
-        let (record, column, value, colVersion, dbVersion, node, version) = row
-        let recordId = String(buffer: record)
-        guard let column else {
-            return Change(
-                recordId: recordId, colName: nil, value: nil, colVersion: tombstoneColumnVersion,
-                dbVersion: HubColumns.version(stored: dbVersion),
-                nodeId: HubColumns.nodeId(stored: node),
-                localDbVersion: HubColumns.version(stored: version), flags: 0)
-        }
-        var decoded: Value?
-        if let value {
-            decoded =
-                value.readableBytesView.withContiguousStorageIfAvailable { bytes in
-                    var position = 0
-                    let read = ValueCodec.read(
-                        UnsafeRawBufferPointer(bytes), at: &position, depth: 0)
-                    return position == bytes.count ? read : nil
-                } ?? nil
-            guard decoded != nil else {
-                throw HubError.corruptRow(
-                    "the value of record \(ChangeAdmission.quoted(recordId)) does not decode")
-            }
-        }
-        return Change(
-            recordId: recordId, colName: String(buffer: column), value: decoded,
-            colVersion: HubColumns.version(stored: colVersion),
-            dbVersion: HubColumns.version(stored: dbVersion),
-            nodeId: HubColumns.nodeId(stored: node),
-            localDbVersion: HubColumns.version(stored: version), flags: 0)
     }
 }

@@ -44,11 +44,7 @@ struct HubStateReader {
             ) AS state
             ORDER BY record_id, col_name NULLS FIRST
             """, logger: logger)
-        for try await row in rows.decode(
-            (ByteBuffer, ByteBuffer?, ByteBuffer?, Int64, Int64, Int64, Int64).self)
-        {
-            changes.append(try HubPageReader.change(row))
-        }
+        for try await row in rows { changes.append(try HubChangeRow.change(row)) }
         return StatePage(
             changes: changes, nextAfter: high.map { String(buffer: $0) },
             covered: HubOffsets.after(version: version))
