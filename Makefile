@@ -3,7 +3,7 @@
 
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
-.PHONY: demo demo-hub test lint deps bench bench-hub benchmarks fuzz docs
+.PHONY: demo demo-hub test lint deps bench bench-hub benchmarks fuzz docs install
 
 # The demo measures throughput, so it runs an optimized build.
 demo: deps
@@ -20,6 +20,7 @@ demo-hub: deps
 # installs Debian's postgresql when missing) unless LOGBOOK_TEST_POSTGRES_URL names one.
 test: deps
 	swift build --build-tests $(SWIFT_FLAGS)
+	swift build --product generate-manual $(SWIFT_FLAGS)
 	bash scripts/with-postgres.sh swift test --skip-build
 
 # Logbook next to SQLite and JSON in one run (tables; add --html report.html for charts).
@@ -46,6 +47,14 @@ fuzz: deps
 # after `make test`; archives in .build/plugins/Swift-DocC/outputs).
 docs: deps
 	bash scripts/docs.sh
+
+# The release binary, its manual page (generated from its help by swift-argument-parser's
+# generate-manual) and bash, zsh and fish completions under PREFIX (scripts/install.sh).
+PREFIX ?= /usr/local
+install: deps
+	swift build -c release --product logbook
+	swift build -c release --product generate-manual
+	bash scripts/install.sh .build/release/logbook .build/release/generate-manual "$(PREFIX)"
 
 lint:
 	swift format lint --strict --recursive Sources Tests Package.swift Fuzz/Sources Fuzz/Package.swift

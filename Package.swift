@@ -125,8 +125,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictSettings),
-        // The benchmark harness and the demo: what `logbook bench` measures and `logbook demo`
-        // narrates, as a library so the command line only parses and prints.
+        // The benchmark harness, the demo and the command line's reports: what `logbook bench`
+        // measures, `logbook demo` narrates and every command prints (text or --json), as a
+        // library so the command line only parses and prints.
         .target(
             name: "LogbookBench",
             dependencies: [

@@ -11,7 +11,7 @@ import Logbook
 /// See both for why a crash or a lost answer loses nothing.
 public struct HubLink: Sendable {
     /// What one round did.
-    public struct Report: Sendable, Equatable, CustomStringConvertible {
+    public struct Report: Sendable, Equatable, Encodable, CustomStringConvertible {
         /// The push.
         public var pushed = PushReport()
         /// The pull.
@@ -82,14 +82,18 @@ public struct HubLink: Sendable {
     /// anything), pushes everything durable here, pulls until the cursor reaches the hub's
     /// version, pushes again (nothing but the cursor moves: that settles the pull, see
     /// `PeerLedger+PushSettling`) and acknowledges. With `collecting`, then runs tombstone
-    /// GC through the hub (`collect`) and acknowledges how far it got.
-    public func sync(collecting: TombstoneCollectionOptions? = nil) async throws -> Report {
+    /// GC through the hub (`collect`) and acknowledges how far it got. The handlers see
+    /// every push and every pull (for progress).
+    public func sync(
+        collecting: TombstoneCollectionOptions? = nil, onPush: (PushReport) -> Void = { _ in },
+        onPull: (ReplicationReport) -> Void = { _ in }
+    ) async throws -> Report {
         var report = Report()
         let (push, pull) = (pushSession, pullSession)
         try await pull.acknowledgeCursor()
-        report.pushed = try await push.pushAll()
-        report.pulled = try await pull.catchUp()
-        report.pushed.add(try await push.pushAll())
+        report.pushed = try await push.pushAll(onStep: onPush)
+        report.pulled = try await pull.catchUp(onStep: onPull)
+        report.pushed.add(try await push.pushAll(onStep: onPush))
         try await pull.acknowledgeCursor()
         if let collecting {
             report.collection = try await collect(collecting)

@@ -21,6 +21,7 @@ struct AppendCommand: AsyncParsableCommand {
     @OptionGroup var target: DirectoryArgument
     @Argument(help: "A JSON-lines file, or - for standard input.")
     var file: String
+    @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let data: Data
@@ -32,7 +33,7 @@ struct AppendCommand: AsyncParsableCommand {
         } catch {
             throw exitWithError(error)
         }
-        let logbook = try openLogbook(target.directory, durability: .buffered)
+        let logbook = try openLogbook(target.directory, durability: .buffered, progress: true)
         var reader = ChangeJSONLinesReader<String, String, Value>(data)
         var chunk = Chunk()
         var read = 0
@@ -61,10 +62,14 @@ struct AppendCommand: AsyncParsableCommand {
         } catch {
             throw exitWithError(error)
         }
-        print("read \(read) changes, accepted \(accepted), rejected \(read - accepted)")
-        if let failure {
+        let failed = failure.map { "\(file == "-" ? "stdin" : file): \($0)" }
+        try output.print(
+            AppendReport(
+                directory: target.directory, file: file, read: read, accepted: accepted,
+                error: failed))
+        if let failed {
             var standardError = StandardError()
-            print("error: \(file == "-" ? "stdin" : file): \(failure)", to: &standardError)
+            print("error: \(failed)", to: &standardError)
             throw ExitCode(2)
         }
     }

@@ -18,6 +18,7 @@ struct CompactCommand: ParsableCommand {
             """)
 
     @OptionGroup var target: DirectoryArgument
+    @OptionGroup var output: OutputOptions
     @Flag(help: "Report what would be removed; write nothing.")
     var dryRun = false
     @Flag(help: "Leave the active segment unsealed: compact the sealed segments only.")
@@ -47,7 +48,7 @@ struct CompactCommand: ParsableCommand {
     }
 
     func run() throws {
-        let logbook = try openLogbook(target.directory, durability: .buffered)
+        let logbook = try openLogbook(target.directory, durability: .buffered, progress: true)
         var options = CompactionOptions()
         options.dryRun = dryRun
         options.sealing = keepActive ? .never : .always
@@ -55,10 +56,14 @@ struct CompactCommand: ParsableCommand {
         options.bytesPerSecondMax = throttle.map { Int64($0 * 1_000_000) }
         options.hcLevel = hc
         if let threads { options.threads = threads }
+        let bar = PhasedProgressBar(label: "compact")
+        options.progress = bar?.maintenanceProgress
         do {
             let report = try logbook.compact(options)
+            bar?.end()
             try logbook.close()
-            print(describeCompaction(report, dryRun: dryRun))
+            try output.print(
+                CompactReport(directory: target.directory, dryRun: dryRun, compaction: report))
         } catch {
             throw exitWithError(error)
         }

@@ -21,6 +21,7 @@ struct GCCommand: ParsableCommand {
             """)
 
     @OptionGroup var target: DirectoryArgument
+    @OptionGroup var output: OutputOptions
     @Flag(help: "Report what would be removed; change nothing.")
     var dryRun = false
     @Option(help: "Collect only tombstones at least this many seconds old (default one day).")
@@ -34,41 +35,22 @@ struct GCCommand: ParsableCommand {
     }
 
     func run() throws {
-        let logbook = try openLogbook(target.directory, durability: .buffered)
+        let logbook = try openLogbook(target.directory, durability: .buffered, progress: true)
         var options = TombstoneCollectionOptions()
         options.dryRun = dryRun
         options.retentionSeconds = retention
         options.bytesPerSecondMax = throttle.map { Int64($0 * 1_000_000) }
+        let bar = PhasedProgressBar(label: "gc")
+        options.progress = bar?.maintenanceProgress
         do {
             let peers = try PeerLedger(directory: target.directory)
             let report = try logbook.collectTombstones(peers: peers, options)
+            bar?.end()
             try logbook.close()
-            print(describeCollection(report, dryRun: dryRun))
+            try output.print(
+                CollectReport(directory: target.directory, dryRun: dryRun, collection: report))
         } catch {
             throw exitWithError(error)
         }
     }
-}
-
-/// The report as a few readable lines.
-func describeCollection(_ report: TombstoneCollectionReport, dryRun: Bool) -> String {
-    let peers =
-        report.registeredPeers.isEmpty
-        ? "none (standalone)" : report.registeredPeers.map(String.init).joined(separator: ", ")
-    var lines = ["registered peers: \(peers)"]
-    if let reason = report.blockedBecause { lines.append("blocked: \(reason)") }
-    lines.append(
-        "frontier: acknowledged below \(report.acknowledgedBelow), retained below \(report.retainedBelow)"
-    )
-    let verb = dryRun ? "would collect" : "collected"
-    lines.append(
-        "tombstones: \(report.tombstonesBefore) -> \(report.tombstonesAfter) (\(verb) \(report.collected); \(report.waitingForRetention) wait for the retention time)"
-    )
-    lines.append(
-        "records removed: \(report.recordsRemoved) in \(report.segmentsRewritten) segments; bytes: \(formatBytes(report.bytesBefore)) -> \(formatBytes(report.bytesAfter))"
-    )
-    lines.append(
-        "fenced records: \(report.fenced) (\(report.unfenced) unfenced); history starts at \(report.historyStart); time: \(String(format: "%.3f", report.seconds)) s"
-    )
-    return lines.joined(separator: "\n")
 }

@@ -29,6 +29,7 @@ struct ImportCommand: AsyncParsableCommand {
     @OptionGroup var target: DirectoryArgument
     @Argument(help: "The JSON file.")
     var file: String
+    @OptionGroup var output: OutputOptions
 
     func run() async throws {
         if kind == .goodies {
@@ -41,7 +42,7 @@ struct ImportCommand: AsyncParsableCommand {
         } catch let error as GoodiesDocument.FormatError {
             throw badInput("\(file): \(error)")
         }
-        let logbook = try openLogbook(target.directory, durability: .buffered)
+        let logbook = try openLogbook(target.directory, durability: .buffered, progress: true)
         let imported: Int
         let skipped: [BridgeOpening.SkipReason: Int]
         do {
@@ -50,10 +51,12 @@ struct ImportCommand: AsyncParsableCommand {
         } catch {
             throw exitWithError(error)
         }
-        print("imported \(imported) of \(rows.count) rows from \(file)")
-        for reason in BridgeOpening.SkipReason.allCases {
-            if let count = skipped[reason] { print("  skipped \(count): \(reason.rawValue)") }
-        }
+        var report = ImportReport(directory: target.directory, kind: kind.rawValue, file: file)
+        report.rows = rows.count
+        report.imported = imported
+        report.skipped = Dictionary(
+            uniqueKeysWithValues: skipped.map { ($0.key.rawValue, $0.value) })
+        try output.print(report)
     }
 
     private func importGoodies() async throws {
@@ -63,8 +66,8 @@ struct ImportCommand: AsyncParsableCommand {
         } catch let error as GoodiesDocument.FormatError {
             throw badInput("\(file): \(error)")
         }
-        let logbook = try openLogbook(target.directory, durability: .buffered)
-        let bar = ProgressBar.isTerminal ? ProgressBar(label: "import") : nil
+        let logbook = try openLogbook(target.directory, durability: .buffered, progress: true)
+        let bar = ProgressBar.isTerminal ? ProgressBar(label: "import", unit: .items) : nil
         do {
             try await logbook.importGoodies(document) { done, total in
                 bar?.update(Int64(done), of: Int64(total))
@@ -73,9 +76,10 @@ struct ImportCommand: AsyncParsableCommand {
         } catch {
             throw exitWithError(error)
         }
-        print(
-            "imported \(document.entities.count) entities and \(document.relationships.count) relationships from \(file)"
-        )
+        var report = ImportReport(directory: target.directory, kind: kind.rawValue, file: file)
+        report.entities = document.entities.count
+        report.relationships = document.relationships.count
+        try output.print(report)
     }
 
     /// The file's bytes; an unreadable file is bad input (exit 2) with the reason in words.

@@ -14,70 +14,19 @@ struct InspectCommand: ParsableCommand {
     )
 
     @OptionGroup var target: DirectoryArgument
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         let (log, summaries) = try readSegmentSummaries(target.directory, label: "inspect")
-        defer { try? log.close() }  // read-only use: nothing pending to lose
-        print(
-            "log \(target.directory): offsets \(log.startOffset)..<\(log.nextOffset), \(summaries.count) segments"
-        )
-        if !log.recovery.isClean { print("recovery: \(log.recovery)") }
-        let header = [
-            "segment", "offsets", "batches", "records", "raw", "on disk", "ratio", "B/record",
-        ]
-        var rows: [[String]] = []
-        for summary in summaries {
-            rows.append([
-                summary.name + (summary.isActive ? " (active)" : ""),
-                "\(summary.baseOffset)..<\(summary.nextOffset)", "\(summary.batchCount)",
-                "\(summary.recordCount)",
-                formatBytes(summary.rawBytes), formatBytes(summary.sizeBytes),
-                ratio(summary.rawBytes, summary.sizeBytes),
-                perRecord(summary.sizeBytes, summary.recordCount),
-            ])
-            if let problem = summary.problem { rows.append(["  DAMAGED: \(problem)"]) }
+        var report = SegmentsReport(
+            .inspect, directory: target.directory, log: log, summaries: summaries)
+        try? log.close()  // read-only use: nothing pending to lose
+        // Needs an intact log: a damaged one is reported without it.
+        do { report.maintenance = try MaintenanceSummary(directory: target.directory) } catch {
+            report.maintenanceUnavailable = "\(error)"
         }
-        let raw = summaries.reduce(0) { $0 + $1.rawBytes }
-        let disk = summaries.reduce(0) { $0 + $1.sizeBytes }
-        let records = summaries.reduce(0) { $0 + $1.recordCount }
-        rows.append([
-            "total", "", "\(summaries.reduce(0) { $0 + $1.batchCount })", "\(records)",
-            formatBytes(raw), formatBytes(disk),
-            ratio(raw, disk), perRecord(disk, records),
-        ])
-        printTable(header: header, rows: rows)
-        printMaintenanceSummary()
-        if summaries.contains(where: { $0.problem != nil }) { throw ExitCode(3) }
-    }
-
-    /// Dirty ratio and tombstones, from a dry-run compaction (needs an intact log).
-    private func printMaintenanceSummary() {
-        var options = LogbookOptions()
-        options.durability = .buffered
-        options.readOnly = true
-        var dryRun = CompactionOptions()
-        dryRun.dryRun = true
-        do {
-            let logbook = try Logbook.open(directory: target.directory, options: options)
-            let report = try logbook.compact(dryRun)
-            print(
-                "dirty ratio: \(String(format: "%.2f", report.dirtyRatio)) of \(report.recordsBefore) sealed records are superseded; live tombstones: \(report.tombstones); live keys: \(report.liveKeys)"
-            )
-            print(
-                "tombstone GC: node \(logbook.nodeId) holds \(logbook.tombstoneCount()) tombstones; collected below offset \(logbook.collectedBelow); \(logbook.fencedRecordCount) collected records fenced; history starts at \(logbook.historyStart)"
-            )
-            try logbook.close()
-        } catch {
-            print("dirty ratio: unavailable (\(error))")
-        }
-    }
-
-    private func ratio(_ raw: Int64, _ disk: Int64) -> String {
-        disk > 0 ? String(format: "%.2fx", Double(raw) / Double(disk)) : "-"
-    }
-
-    private func perRecord(_ bytes: Int64, _ records: Int) -> String {
-        records > 0 ? String(format: "%.1f", Double(bytes) / Double(records)) : "-"
+        try output.print(report)
+        if !report.intact { throw ExitCode(3) }
     }
 }
 

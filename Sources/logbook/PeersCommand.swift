@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logbook
+import LogbookBench
 import LogbookStorage
 
 /// `logbook peers DIR add|remove|list`.
@@ -28,6 +29,7 @@ struct PeersCommand: ParsableCommand {
     var action: Action
     @Argument(help: "The peer's node id (for add and remove).")
     var nodeId: UInt64?
+    @OptionGroup var output: OutputOptions
 
     func validate() throws {
         if action != .list && nodeId == nil {
@@ -50,37 +52,19 @@ struct PeersCommand: ParsableCommand {
         defer { lease?.release() }
         let ledger = try openLedger(target.directory)
         do {
+            let directory = target.directory
             switch (action, nodeId) {
             case (.add, let node?):
                 try ledger.register(node)
-                print("registered node \(node)")
+                try output.print(PeersReport(directory: directory, action: "add", nodeId: node))
             case (.remove, let node?):
                 try ledger.unregister(node)
-                print("removed node \(node)")
+                try output.print(PeersReport(directory: directory, action: "remove", nodeId: node))
             default:
-                list(ledger)
+                try output.print(PeersReport(directory: directory, listing: ledger))
             }
         } catch {
             throw exitWithError(error)
-        }
-    }
-
-    private func list(_ ledger: PeerLedger) {
-        let entries = ledger.all.sorted { $0.key < $1.key }
-        if entries.isEmpty { print("no peers") }
-        for (name, entry) in entries {
-            var fields: [String] = []
-            if let node = entry.nodeId { fields.append("node \(node)") }
-            if entry.registered == true { fields.append("registered") }
-            if entry.removed == true { fields.append("removed") }
-            if let cursor = entry.cursor { fields.append("pulled to \(cursor)") }
-            if let acknowledged = entry.acknowledged {
-                fields.append("acknowledged \(acknowledged)")
-            }
-            if let settled = entry.settledAcknowledged { fields.append("settled \(settled)") }
-            if let end = entry.peerLogEnd { fields.append("its log end \(end)") }
-            if let below = entry.peerCollectedBelow { fields.append("it collected below \(below)") }
-            print("\(name): \(fields.joined(separator: ", "))")
         }
     }
 }

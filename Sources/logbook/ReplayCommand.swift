@@ -12,22 +12,12 @@ struct ReplayCommand: ParsableCommand {
     )
 
     @OptionGroup var target: DirectoryArgument
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         let logbook = try openLogbook(
             target.directory, durability: .buffered, progress: true, readOnly: true)
-        let statistics = logbook.replayStatistics
-        let seconds = max(statistics.seconds, 1e-9)
-        print(
-            "replayed \(statistics.changes) changes (\(statistics.records) records, \(statistics.batches) batches) in \(String(format: "%.3f", statistics.seconds)) s"
-        )
-        print(
-            "  \(formatCount(Double(statistics.changes) / seconds)) changes/s, \(formatBytes(Int64(Double(statistics.rawBytes) / seconds)))/s raw, \(formatBytes(Int64(Double(statistics.storedBytes) / seconds)))/s on disk"
-        )
-        print(
-            "state: \(logbook.records().count) live records, \(logbook.tombstoneCount()) tombstones, clock \(logbook.clock().currentTime())"
-        )
-        print("digest: \(logbook.stateDigest())")
+        try output.print(ReplayReport(directory: target.directory, logbook: logbook))
         do { try logbook.close() } catch { throw exitWithError(error) }
     }
 }

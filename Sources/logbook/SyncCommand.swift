@@ -32,6 +32,7 @@ struct SyncCommand: AsyncParsableCommand {
     var ca: String?
     @Flag(help: "With --hub: then collect the tombstones the hub lists as collectable.")
     var gc = false
+    @OptionGroup var output: OutputOptions
 
     func validate() throws {
         _ = try tokenOptions.resolve()
@@ -46,19 +47,20 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         let token = try tokenOptions.resolve()
-        let logbook = try openLogbook(target.directory, durability: .groupCommit)
+        let logbook = try openLogbook(target.directory, durability: .groupCommit, progress: true)
         defer { try? logbook.close() }
         do {
             let ledger = try PeerLedger(directory: target.directory)
             let client = try PeerClient.make(trusting: ca)
+            let report: SyncReport
             do {
-                try await sync(logbook, ledger: ledger, token: token, client: client)
+                report = try await sync(logbook, ledger: ledger, token: token, client: client)
             } catch {
                 try? await client.shutdown()
                 throw error
             }
             try await client.shutdown()
-            print("digest: \(logbook.stateDigest())")
+            try output.print(report)
         } catch let error as LogbookError {
             throw exitWithError(error)
         } catch {
@@ -69,27 +71,43 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     private func sync(_ logbook: Logbook, ledger: PeerLedger, token: String, client: HTTPClient)
-        async throws
+        async throws -> SyncReport
     {
+        let directory = target.directory
+        // Cursors against the other side's log end, in offsets.
+        let bars =
+            ProgressBar.isTerminal
+            ? (
+                push: ProgressBar(label: "push", unit: .items),
+                pull: ProgressBar(label: "pull", unit: .items)
+            ) : nil
+        defer { bars?.push.end(); bars?.pull.end() }
         if let hub, let stream {
             let link = try HubLink(
                 logbook: logbook, hub: hub, stream: stream, token: token, ledger: ledger,
                 client: client)
-            let report = try await link.sync(collecting: gc ? TombstoneCollectionOptions() : nil)
-            print(report)
-            if let collection = report.collection {
-                print(
-                    "gc: collected \(collection.collected) tombstones, unfenced \(collection.unfenced)"
-                        + (collection.blockedBecause.map { "; blocked: \($0)" } ?? ""))
-            }
-            return
+            let round = try await link.sync(
+                collecting: gc ? TombstoneCollectionOptions() : nil,
+                onPush: {
+                    bars?.push.update(
+                        Int64(clamping: $0.cursor), of: Int64(clamping: $0.durableOffset))
+                },
+                onPull: {
+                    bars?.pull.update(
+                        Int64(clamping: $0.cursor), of: Int64(clamping: $0.peerDurableOffset))
+                })
+            return SyncReport(
+                directory: directory, hub: hub, stream: stream, pushed: round.pushed,
+                pulled: round.pulled, collection: round.collection,
+                digest: "\(logbook.stateDigest())")
         }
-        guard let from else { return }
-        let report = try await PeerPuller(
+        let from = from ?? ""  // validate() asks for --from or --hub
+        let pulled = try await PeerPuller(
             logbook: logbook, peer: from, token: token, ledger: ledger, client: client
-        ).catchUp()
-        print(
-            "pulled \(report.pulls) bodies, \(formatBytes(Int64(report.bytes))), \(report.received) changes from \(from); accepted \(report.accepted); cursor \(report.cursor) of \(report.peerDurableOffset)"
-        )
+        ).catchUp {
+            bars?.pull.update(Int64(clamping: $0.cursor), of: Int64(clamping: $0.peerDurableOffset))
+        }
+        return SyncReport(
+            directory: directory, from: from, pulled: pulled, digest: "\(logbook.stateDigest())")
     }
 }

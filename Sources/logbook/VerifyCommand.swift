@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logbook
+import LogbookBench
 import LogbookStorage
 
 /// `logbook verify DIR`: checks every batch of every segment.
@@ -13,22 +14,14 @@ struct VerifyCommand: ParsableCommand {
     )
 
     @OptionGroup var target: DirectoryArgument
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         let (log, summaries) = try readSegmentSummaries(target.directory, label: "verify")
-        defer { try? log.close() }  // read-only use: nothing pending to lose
-        let damaged = summaries.filter { $0.problem != nil }
-        let batches = summaries.reduce(0) { $0 + $1.batchCount }
-        let records = summaries.reduce(0) { $0 + $1.recordCount }
-        for summary in damaged {
-            print("DAMAGED \(summary.name): \(summary.problem.map(String.init(describing:)) ?? "")")
-        }
-        if damaged.isEmpty {
-            print(
-                "ok: \(summaries.count) segments, \(batches) batches, \(records) records verified")
-        } else {
-            print("\(damaged.count) of \(summaries.count) segments damaged")
-            throw ExitCode(3)
-        }
+        let report = SegmentsReport(
+            .verify, directory: target.directory, log: log, summaries: summaries)
+        try? log.close()  // read-only use: nothing pending to lose
+        try output.print(report)
+        if !report.intact { throw ExitCode(3) }
     }
 }

@@ -156,6 +156,18 @@ struct HubCommandTests {
         }
         let settled = try sync(second)
         #expect(digest(last) != nil && digest(last) == digest(settled))
+        // The same round as one JSON document: nothing left to move, the same digest.
+        let quiet = try LogbookExecutable.run([
+            "sync", first, "--hub", base, "--stream", stream, "--token-file", tokenFile, "--json",
+        ])
+        let round = try #require(
+            try JSONSerialization.jsonObject(with: Data(quiet.standardOutput.utf8))
+                as? [String: Any])
+        #expect(round["command"] as? String == "sync" && round["stream"] as? String == stream)
+        #expect((round["pushed"] as? [String: Any])?["sent"] as? Int == 0)
+        #expect((round["pulled"] as? [String: Any])?["accepted"] as? Int == 0)
+        #expect(
+            digest(settled).map { "digest: " + (round["digest"] as? String ?? "") == $0 } == true)
 
         // A serving node follows the stream: a change the first node pushes reaches it.
         let nodeTokenFile = directory + "/node-token"

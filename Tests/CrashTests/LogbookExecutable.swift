@@ -8,7 +8,7 @@ enum LogbookExecutable {
     /// The test-only crash writer (`LogbookCrashWriter`), built beside the tests.
     static var crashWriter: URL? { built(named: "LogbookCrashWriter") }
 
-    private static func built(named name: String) -> URL? {
+    static func built(named name: String) -> URL? {
         let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var directory = testBinary.deletingLastPathComponent()
         for _ in 0..<4 {

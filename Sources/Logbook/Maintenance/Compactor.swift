@@ -24,6 +24,8 @@ public struct CompactionOptions: Sendable {
     /// only sealed segments are ever rewritten, and a log under `segmentSizeMax` (64 MiB)
     /// keeps every record in its active one. Default `.never`.
     public var sealing = ActiveSegmentSealing.never
+    /// Told how far each pass is (`logbook compact` draws it on a terminal); nil for none.
+    public var progress: MaintenanceProgress? = nil
 
     /// The defaults.
     public init() {}
@@ -43,8 +45,8 @@ public enum ActiveSegmentSealing: Sendable {
     case whenDirty
 }
 
-/// What a compaction found and did.
-public struct CompactionReport: Sendable {
+/// What a compaction found and did. Encoded by its property names (`logbook compact --json`).
+public struct CompactionReport: Sendable, Encodable {
     /// Sealed segments before and after.
     public var segmentsBefore = 0
     /// Sealed segments before and after.
@@ -116,7 +118,7 @@ enum Compactor {
         // Pass 1: every record's key, in offset order; counts per run on the way.
         let search = try WinnerSearch(
             logbook, cursors: cursors, runs: sealedRuns, active: active,
-            bytesPerSecondMax: options.bytesPerSecondMax)
+            bytesPerSecondMax: options.bytesPerSecondMax, progress: options.progress)
         let dead = search.dead
         var report = CompactionReport()
         let (runs, recordsPerRun) = try sealIfAsked(
@@ -166,19 +168,37 @@ enum Compactor {
             report.seconds = seconds(since: started)
             return report
         }
-        for plan in merged {
+        try rewriteAll(
+            merged.map(\.run), logbook, directory: directory, fileSystem: fileSystem,
+            configuration: settings, options: options, threads: threads, dead: dead,
+            report: &report)
+        report.didRewrite = true
+        report.seconds = seconds(since: started)
+        return report
+    }
+
+    /// Pass 2: rewrites each run keeping its live records and swaps it in, telling
+    /// `options.progress` how far it is in stored bytes.
+    private static func rewriteAll(
+        _ runs: [SegmentRun], _ logbook: Logbook, directory: String, fileSystem: any FileSystem,
+        configuration: LogConfiguration, options: CompactionOptions, threads: Int,
+        dead: DeadRecords, report: inout CompactionReport
+    ) throws(LogbookError) {
+        let total = runs.reduce(Int64(0)) { $0 + $1.sizeBytes }
+        var done: Int64 = 0
+        for run in runs {
+            options.progress?(.rewriting, done, total)
+            done += run.sizeBytes
             let rewritten = try rewrite(
-                plan.run, directory: directory, fileSystem: fileSystem,
-                configuration: settings, bytesPerSecondMax: options.bytesPerSecondMax,
+                run, directory: directory, fileSystem: fileSystem,
+                configuration: configuration, bytesPerSecondMax: options.bytesPerSecondMax,
                 threads: threads
             ) { dead.isLive($0) }
             report.rawBytesRead += rewritten.rawBytesRead
             report.bytesAfter += rewritten.index.segmentSize
             try logbook.installCompacted(rewritten)
         }
-        report.didRewrite = true
-        report.seconds = seconds(since: started)
-        return report
+        options.progress?(.rewriting, total, total)
     }
 
     /// Seals the active segment when `options.sealing` asks for it (a dry run only notes
@@ -271,15 +291,24 @@ enum Compactor {
     }
 
     /// Reads the key of every record of the cursor (no strings or values are built), at most
-    /// `bytesPerSecondMax` stored bytes a second.
+    /// `bytesPerSecondMax` stored bytes a second. `progress` hears after each batch how far
+    /// into `span` (log offsets) the reading is, and the whole span at the end.
     static func forEachKey(
         _ cursor: LogCursor, bytesPerSecondMax: Int64? = nil,
+        progress: MaintenanceProgress? = nil, span: Range<UInt64> = 0..<0,
         _ body: (UInt64, ChangeRecordKey) throws(LogbookError) -> Void
     ) throws(LogbookError) {
         var limiter = ByteRateLimiter(bytesPerSecondMax: bytesPerSecondMax)
+        let total = Int64(clamping: span.upperBound - span.lowerBound)
         while try forEachKeyOfNextBatch(cursor, body) {
             limiter.moved(cursor.header?.totalSize ?? 0)
+            if let progress, let header = cursor.header {
+                // Appends after the cursor was made lie past the span: they count as its end.
+                let position = min(max(header.baseOffset, span.lowerBound), span.upperBound)
+                progress(.readingKeys, Int64(clamping: position - span.lowerBound), total)
+            }
         }
+        progress?(.readingKeys, total, total)
     }
 
     /// Advances `cursor` one batch and reads its records' keys; false at the end.

@@ -14,13 +14,16 @@ public struct TombstoneCollectionOptions: Sendable {
     public var now: Date? = nil
     /// Cap the rewrite at this many bytes per second; nil for no cap.
     public var bytesPerSecondMax: Int64? = nil
+    /// Told how far the log's reading and rewriting are (`logbook gc` draws it on a
+    /// terminal); nil for none.
+    public var progress: MaintenanceProgress? = nil
 
     /// The defaults.
     public init() {}
 }
 
-/// What a tombstone GC found and did.
-public struct TombstoneCollectionReport: Sendable, Equatable {
+/// What a tombstone GC found and did. Encoded by its property names (`logbook gc --json`).
+public struct TombstoneCollectionReport: Sendable, Equatable, Encodable {
     /// The peers that gate GC.
     public var registeredPeers: [UInt64] = []
     /// Why nothing new could be collected, when so.
@@ -132,7 +135,8 @@ enum TombstoneCollector {
         let tombstones = logbook.tombstoneSnapshot()
         report.tombstonesBefore = tombstones.count
         let logged = try recordsOfTombstoned(
-            tombstones, logbook, bytesPerSecondMax: options.bytesPerSecondMax)
+            tombstones, logbook, bytesPerSecondMax: options.bytesPerSecondMax,
+            progress: options.progress)
         var collected: [String: UInt64] = [:]
         var dead: Set<UInt64> = []
         for (id, records) in logged {
@@ -174,7 +178,8 @@ enum TombstoneCollector {
             // seal the active segment when a collected tombstone is still in it.
             try logbook.pinClock(sealing: collected.values.contains { $0 >= logbook.sealedEnd })
             report.segmentsRewritten = try removeRecords(
-                at: dead, logbook, bytesPerSecondMax: options.bytesPerSecondMax)
+                at: dead, logbook, bytesPerSecondMax: options.bytesPerSecondMax,
+                progress: options.progress)
             report.recordsRemoved = dead.count
             logbook.forgetTombstones(collected.keys)
         }
@@ -243,7 +248,8 @@ enum TombstoneCollector {
     /// tombstoned ids. Record ids are matched by a hash of their bytes first, so a string is
     /// built only for records whose hash is a tombstoned id's.
     static func recordsOfTombstoned(
-        _ tombstones: [String: TombstoneInfo], _ logbook: Logbook, bytesPerSecondMax: Int64?
+        _ tombstones: [String: TombstoneInfo], _ logbook: Logbook, bytesPerSecondMax: Int64?,
+        progress: MaintenanceProgress? = nil
     ) throws(LogbookError) -> [String: LoggedRecords] {
         var logged: [String: LoggedRecords] = [:]
         guard !tombstones.isEmpty else { return logged }
@@ -254,7 +260,10 @@ enum TombstoneCollector {
             candidates.insert(utf8.withUTF8 { keyHash.hash(UnsafeRawBufferPointer($0)) })
         }
         let (cursor, _, _, _, _) = try logbook.snapshotForCompaction()
-        try Compactor.forEachKey(cursor, bytesPerSecondMax: bytesPerSecondMax) { offset, key in
+        try Compactor.forEachKey(
+            cursor, bytesPerSecondMax: bytesPerSecondMax, progress: progress,
+            span: cursor.startOffset..<max(cursor.startOffset, logbook.nextOffset)
+        ) { offset, key in
             guard !key.isClock, candidates.contains(keyHash.hash(key.recordId)) else { return }
             let id = String(decoding: key.recordId, as: UTF8.self)
             guard tombstones[id] != nil else { return }
@@ -269,7 +278,8 @@ enum TombstoneCollector {
     /// before its deletion, so a crash between two segments leaves either the deletion or
     /// nothing of the record.
     static func removeRecords(
-        at dead: Set<UInt64>, _ logbook: Logbook, bytesPerSecondMax: Int64?
+        at dead: Set<UInt64>, _ logbook: Logbook, bytesPerSecondMax: Int64?,
+        progress: MaintenanceProgress? = nil
     ) throws(LogbookError) -> Int {
         let (_, runs, directory, fileSystem, configuration) = try logbook.snapshotForCompaction()
         let sealedEnd = runs.last?.endOffset ?? 0
@@ -280,9 +290,14 @@ enum TombstoneCollector {
         }
         let ascending = dead.sorted()
         var rewritten = 0
+        // Every sealed run's bytes: the runs without a dead record are passed over quickly.
+        let total = runs.reduce(Int64(0)) { $0 + $1.sizeBytes }
+        var done: Int64 = 0
         for run in runs {
+            defer { done += run.sizeBytes }
             guard let first = ascending.firstIndex(where: { $0 >= run.baseOffset }) else { break }
             guard ascending[first] < run.endOffset else { continue }
+            progress?(.rewriting, done, total)
             let output = try Compactor.rewrite(
                 run, directory: directory, fileSystem: fileSystem, configuration: configuration,
                 bytesPerSecondMax: bytesPerSecondMax
@@ -290,6 +305,7 @@ enum TombstoneCollector {
             try logbook.installCompacted(output)
             rewritten += 1
         }
+        if rewritten > 0 { progress?(.rewriting, total, total) }
         return rewritten
     }
 }

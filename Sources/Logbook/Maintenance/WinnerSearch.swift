@@ -26,7 +26,8 @@ struct WinnerSearch {
     /// active segment's `active` offsets too (which a rewrite may reach once it is sealed).
     init(
         _ logbook: Logbook, cursors: [LogCursor], runs: [SegmentRun],
-        active: Range<UInt64>? = nil, bytesPerSecondMax: Int64? = nil
+        active: Range<UInt64>? = nil, bytesPerSecondMax: Int64? = nil,
+        progress: MaintenanceProgress? = nil
     ) throws(LogbookError) {
         precondition(!cursors.isEmpty, "at least one cursor")
         let base = runs.first?.baseOffset ?? active?.lowerBound ?? 0
@@ -39,7 +40,7 @@ struct WinnerSearch {
             try Self.searchShare(
                 share, of: handedOut.cursors.count, cursor: handedOut.cursors[share],
                 logbook: logbook, origin: origin, range: base..<end, runs: runs, seeds: seeds,
-                bytesPerSecondMax: bytesPerSecondMax)
+                bytesPerSecondMax: bytesPerSecondMax, progress: share == 0 ? progress : nil)
         }
         dead = DeadRecords(base: base, sealedEnd: end)
         for (index, outcome) in outcomes.enumerated() {
@@ -59,7 +60,7 @@ struct WinnerSearch {
     private static func searchShare(
         _ share: Int, of shareCount: Int, cursor: LogCursor, logbook: Logbook, origin: UInt64,
         range: Range<UInt64>, runs: [SegmentRun], seeds: KeyNumbering.Seeds,
-        bytesPerSecondMax: Int64?
+        bytesPerSecondMax: Int64?, progress: MaintenanceProgress?
     ) throws(LogbookError) -> FinishedShare {
         let readBack = LoggedVersionReader { (offset) throws(LogbookError) in
             try logbook.maintenanceCursor(from: offset)
@@ -70,8 +71,11 @@ struct WinnerSearch {
             loggedVersions: readBack.versions(at:))
         var recordsPerRun = [Int](repeating: 0, count: share == 0 ? runs.count : 0)
         var runIndex = 0
-        try Compactor.forEachKey(cursor, bytesPerSecondMax: bytesPerSecondMax) {
-            (offset, key) throws(LogbookError) in
+        // Every thread reads the whole log; the first one's position stands for all.
+        try Compactor.forEachKey(
+            cursor, bytesPerSecondMax: bytesPerSecondMax, progress: progress,
+            span: origin..<range.upperBound  // origin ≤ base ≤ upperBound
+        ) { (offset, key) throws(LogbookError) in
             try live.note(key, at: offset)
             guard share == 0 else { return }
             while runIndex < runs.count && offset >= runs[runIndex].endOffset { runIndex += 1 }

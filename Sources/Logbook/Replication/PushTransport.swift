@@ -27,8 +27,8 @@ public struct PushReceipt: Sendable, Equatable {
     }
 }
 
-/// What a push session did.
-public struct PushReport: Sendable, Equatable {
+/// What a push session did. Encoded by its property names (`logbook sync --json`).
+public struct PushReport: Sendable, Equatable, Encodable {
     /// Bodies the peer acknowledged.
     public var pushes = 0
     /// Changes sent.

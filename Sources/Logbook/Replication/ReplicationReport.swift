@@ -1,5 +1,6 @@
-/// What a replication session did: one catch-up, or one step of following.
-public struct ReplicationReport: Sendable, Equatable {
+/// What a replication session did: one catch-up, or one step of following. Encoded by its
+/// property names (`logbook sync --json`).
+public struct ReplicationReport: Sendable, Equatable, Encodable {
     /// Requests answered with batches.
     public var pulls = 0
     /// Stored bytes received.
