@@ -32,6 +32,9 @@ public final class LogbookNode: Sendable {
         public var maintenance = MaintenanceSchedule()
         /// Stop gracefully on SIGTERM and SIGINT.
         public var handlesSignals = false
+        /// How often each peer's lag is noted for the status page's chart (the last
+        /// `PeerLagHistory.capacity` notes are drawn).
+        public var lagSampleInterval = Duration.seconds(5)
 
         /// A configuration serving with `shipping` and nothing else.
         public init(shipping: ShippingConfiguration) { self.shipping = shipping }
@@ -43,18 +46,22 @@ public final class LogbookNode: Sendable {
     let logger: Logger
     /// Called with the port once the server listens.
     let onListening: @Sendable (Int) -> Void
+    /// Called with the admin listener's port once it listens (`ShippingConfiguration.adminPort`).
+    let onAdminListening: @Sendable (Int) -> Void
     private let group = GroupHandle()
 
     /// A node serving `logbook` (which it now owns) with `ledger`.
     public init(
         logbook: Logbook, ledger: PeerLedger, configuration: Configuration,
         logger: Logger = Logger(label: "logbook.node"),
+        onAdminListening: @escaping @Sendable (Int) -> Void = { _ in },
         onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.logbook = logbook
         self.ledger = ledger
         self.configuration = configuration
         self.logger = logger
+        self.onAdminListening = onAdminListening
         self.onListening = onListening
     }
 
@@ -87,16 +94,27 @@ public final class LogbookNode: Sendable {
         let listening = ListeningFlag()
         let port = configuration.shipping.port
         let onListening = onListening
-        let server = try ShippingServer(
-            logbook: logbook, configuration: configuration.shipping, ledger: ledger
-        ).application { port in
+        let shipping = ShippingServer(
+            logbook: logbook, configuration: configuration.shipping, ledger: ledger)
+        let server = try shipping.application { port in
             listening.set()
             onListening(port)
         }
-        // Shut down in reverse order: followers, maintenance, then the server.
+        // Shut down in reverse order: followers, maintenance, then the servers.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: server, serviceName: "server")
         ]
+        if configuration.shipping.adminPort != nil {
+            services.append(
+                .init(
+                    service: shipping.adminApplication(onRunning: onAdminListening),
+                    serviceName: "admin"))
+        }
+        services.append(
+            .init(
+                service: LagSamplerService(
+                    server: shipping, interval: configuration.lagSampleInterval),
+                serviceName: "lag sampler"))
         let hubLinks = try configuration.hubs.map { hub in
             try HubLink(
                 logbook: logbook, hub: hub.url, stream: hub.stream, token: hub.token,

@@ -17,6 +17,13 @@ public struct ShippingConfiguration: Sendable {
     /// The largest number of changes `GET /changes` and `GET /snapshot` return in one body.
     public var changesPerResponseMax = 1_000_000
 
+    /// Also serve the status page, `/status` and `/metrics` without a token on this port
+    /// (0: any free one; nil, the default: no admin listener). See
+    /// `ShippingServer.adminApplication`.
+    public var adminPort: Int?
+    /// The admin listener's address: loopback unless set, since it asks for no token.
+    public var adminHost = "127.0.0.1"
+
     /// Serve HTTPS with these PEM files (nil: plain HTTP).
     public var tls: TLSFiles?
 

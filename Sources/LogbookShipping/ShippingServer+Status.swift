@@ -57,13 +57,29 @@ extension ShippingServer {
             body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
+    /// The admin listener: the status page, `/status` and `/metrics` without a token, for a
+    /// browser or a scraper on `ShippingConfiguration.adminHost` (loopback unless set) and
+    /// `adminPort`. Plain HTTP; everything it serves only reads. `onRunning` receives the
+    /// port it listens on.
+    public func adminApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol
+    {
+        let router = Router()
+        router.add(middleware: MetricsMiddleware())
+        router.get("metrics") { _, _ in self.metricsText() }
+        router.get("status") { _, _ in self.statusJSON() }
+        router.get("/") { _, _ in self.statusPage() }
+        return Application(
+            router: router,
+            configuration: .init(
+                address: .hostname(configuration.adminHost, port: configuration.adminPort ?? 0)),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) })
+    }
+
+    /// `GET /`: the node, its log, its peers with their lag drawn over the last minutes
+    /// (`LagChart`), and its counters. It reloads itself every 5 s (no script).
     func statusPage() -> Response {
-        func escape(_ text: String) -> String {
-            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(
-                of: "<", with: "&lt;"
-            )
-            .replacingOccurrences(of: ">", with: "&gt;")
-        }
+        let escape = StatusPageText.escaped
         let next = logbook.nextOffset
         var rows = ""
         for (peer, entry) in ledger.all.sorted(by: { $0.key < $1.key }) {
@@ -79,7 +95,8 @@ extension ShippingServer {
         let counters = metrics.snapshot().map { "<tr><td>\($0.name)</td><td>\($0.value)</td></tr>" }
             .joined()
         let html = """
-            <!doctype html><html><head><meta charset="utf-8"><title>Logbook node \(logbook.nodeId)</title>
+            <!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="5">
+            <title>Logbook node \(logbook.nodeId)</title>
             <style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 10px;text-align:left}</style>
             </head><body><h1>Logbook node \(logbook.nodeId)</h1>
             <p>directory <code>\(escape(logbook.directory))</code>; offsets \(logbook.startOffset)–\(next);
@@ -88,6 +105,8 @@ extension ShippingServer {
             \(logbook.historyStart)</p>
             <h2>Peers</h2><table><tr><th>peer</th><th>node</th><th>GC</th><th>pull cursor</th>
             <th>acknowledged</th><th>lag (offsets)</th></tr>\(rows)</table>
+            <h2>Lag over the last minutes (offsets not acknowledged)</h2>
+            \(LagChart.svg(lagHistory.recorded))
             <h2>Counters</h2><table>\(counters)</table></body></html>
             """
         return Response(

@@ -38,21 +38,35 @@ import ServiceLifecycle
 ///   `GET /metrics`: Prometheus text from `ShippingConfiguration.metricsRegistry`.
 ///
 /// Every request needs `Authorization: Bearer <token>`; bodies and responses are bounded;
-/// a malformed body gets a 4xx with the reason and changes nothing.
+/// a malformed body gets a 4xx with the reason and changes nothing. The status page, the
+/// status and the metrics are also served without a token on the admin listener
+/// (`adminApplication`, `ShippingConfiguration.adminPort`), bound to loopback by default,
+/// for browsers and scrapers.
 public struct ShippingServer: Sendable {
     let logbook: Logbook
     let configuration: ShippingConfiguration
     let ledger: PeerLedger
     let source: ReplicationSource
     let metrics: ShippingMetrics
+    /// The peers' lag over the last minutes, drawn on the status page.
+    public let lagHistory: PeerLagHistory
 
     /// A server for `logbook`, recording acknowledgements in `ledger`.
-    public init(logbook: Logbook, configuration: ShippingConfiguration, ledger: PeerLedger) {
+    public init(
+        logbook: Logbook, configuration: ShippingConfiguration, ledger: PeerLedger,
+        lagHistory: PeerLagHistory = PeerLagHistory()
+    ) {
         self.logbook = logbook
         self.configuration = configuration
         self.ledger = ledger
+        self.lagHistory = lagHistory
         source = ReplicationSource(logbook: logbook, ledger: ledger)
         metrics = ShippingMetrics(registry: configuration.metricsRegistry)
+    }
+
+    /// Notes each peer's lag now (`PeerLagHistory`); a serving node does every few seconds.
+    public func sampleLag() {
+        lagHistory.record(ledger: ledger.all, logEnd: logbook.nextOffset)
     }
 
     /// The Hummingbird application; `onRunning` receives the port it listens on. Throws when

@@ -17,7 +17,7 @@ struct ServeCommand: AsyncParsableCommand {
             /ack, GET /changes?since=V and POST /changes (crdt-lite JSON), GET / (status \
             page), GET /status (offsets and state digest, JSON), GET /metrics (Prometheus: \
             appends, syncs, group commits, compaction and GC times, per-peer lag and errors, \
-            requests). Each --peer is followed from its saved cursor \
+            requests). With --admin-port, the status page (which reloads itself and draws             each peer's lag over the last ten minutes), /status and /metrics are also served             there without a token, on --admin-host (loopback by default), for a browser or a             scraper. Each --peer is followed from its saved cursor \
             (peers.json beside the log) with long polls (GET /log?wait_ms=--interval): the \
             peer answers as soon as it has new durable records, and the next poll is sent \
             while this node merges the last answer. Failures back off up to 5 s. Writes are group-committed, so what is served is durable. \
@@ -37,6 +37,10 @@ struct ServeCommand: AsyncParsableCommand {
     var port = 7000
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
+    @Option(help: "Serve the status page and /metrics without a token on this port (0: any).")
+    var adminPort: Int?
+    @Option(help: "The admin listener's address (it asks for no token: keep it private).")
+    var adminHost = "127.0.0.1"
     /// The bearer token peers must send (and that this node sends to --peer).
     @OptionGroup var tokenOptions: TokenOptions
     @Option(help: "A peer to pull from, e.g. http://127.0.0.1:7001 (repeatable).")
@@ -72,6 +76,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port), interval > 0 else {
             throw ValidationError("--port must be 0...65535 and --interval positive")
         }
+        if let adminPort, !(0...65535).contains(adminPort) {
+            throw ValidationError("--admin-port must be 0...65535")
+        }
         if let gcEvery, gcEvery <= 0 { throw ValidationError("--gc-every must be positive") }
         if let compactEvery, compactEvery <= 0 {
             throw ValidationError("--compact-every must be positive")
@@ -103,6 +110,8 @@ struct ServeCommand: AsyncParsableCommand {
         shipping.host = host
         shipping.port = port
         shipping.metricsRegistry = registry
+        shipping.adminPort = adminPort
+        shipping.adminHost = adminHost
         if let tlsCertificate, let tlsKey {
             shipping.tls = .init(certificateChain: tlsCertificate, privateKey: tlsKey)
         }
@@ -127,7 +136,10 @@ struct ServeCommand: AsyncParsableCommand {
         )
         let logger = Logger(label: "logbook.node")
         let node = LogbookNode(
-            logbook: logbook, ledger: ledger, configuration: configuration, logger: logger
+            logbook: logbook, ledger: ledger, configuration: configuration, logger: logger,
+            onAdminListening: { [adminHost] port in
+                logger.info("status page and metrics, no token: http://\(adminHost):\(port)/")
+            }
         ) { port in
             logger.info(
                 "node \(logbook.nodeId) serving \(directory) on \(scheme)://\(host):\(port)")

@@ -78,6 +78,65 @@ import Testing
         try reopened.close()
     }
 
+    /// The admin listener serves the status page and the status without a token while the
+    /// data port keeps asking for one, and the page draws the lag of a peer that pulled and
+    /// acknowledged.
+    @Test func theAdminListenerServesThePageWithEachPeersLagWithoutAToken() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(directory: directory.path + "/leader", nodeId: 1)
+        let ledger = try PeerLedger(directory: directory.path + "/leader")
+        try ledger.register(2)
+        _ = try await logbook.insertOrUpdate("entity/a", fields: [("name", "lamp")])
+        var shipping = ShippingConfiguration(token: "node-token")
+        shipping.adminPort = 0
+        var configuration = LogbookNode.Configuration(shipping: shipping)
+        configuration.lagSampleInterval = .milliseconds(20)
+        let (adminPorts, adminContinuation) = AsyncStream.makeStream(of: Int.self)
+        let (node, task, port) = try await start { onListening in
+            LogbookNode(
+                logbook: logbook, ledger: ledger, configuration: configuration,
+                onAdminListening: { adminContinuation.yield($0) }, onListening: onListening)
+        }
+        var adminPort: Int?
+        for await listening in adminPorts {
+            adminPort = listening
+            break
+        }
+        let admin = "http://127.0.0.1:\(try #require(adminPort))"
+        // A follower pulls everything and acknowledges it.
+        let follower = try Logbook.open(directory: directory.path + "/follower", nodeId: 2)
+        let followerLedger = try PeerLedger(directory: directory.path + "/follower")
+        try followerLedger.register(1)
+        _ = try await PeerPuller(
+            logbook: follower, peer: "http://127.0.0.1:\(port)", token: "node-token",
+            ledger: followerLedger
+        ).catchUp()
+        try follower.close()
+        for _ in 0..<200 where !lagDrawn(try await get(admin + "/").body) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let page = try await get(admin + "/")
+        #expect(page.status == 200 && lagDrawn(page.body), "\(page.body)")
+        #expect(page.body.contains(#"<meta http-equiv="refresh""#))
+        let status = try await get(admin + "/status")
+        #expect(status.status == 200 && status.body.contains(#""node": 1"#), "\(status.body)")
+        #expect(try await get("http://127.0.0.1:\(port)/").status == 401)
+        await node.shutdown()
+        try await task.value
+    }
+
+    private func lagDrawn(_ page: String) -> Bool {
+        page.contains(#"<polyline class="lag" data-peer="node-2""#)
+    }
+
+    private func get(_ url: String) async throws -> (status: UInt, body: String) {
+        let response = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: url), timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return (response.status.code, String(buffer: body))
+    }
+
     @Test func aPortInUseFailsTheStartWithThePortNamedAndClosesEverything() async throws {
         let occupant = try TestNode(node: 1)
         defer { occupant.stop() }
