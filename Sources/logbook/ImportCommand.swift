@@ -45,8 +45,11 @@ struct ImportCommand: AsyncParsableCommand {
         let logbook = try openLogbook(target.directory, durability: .buffered, progress: true)
         let imported: Int
         let skipped: [BridgeOpening.SkipReason: Int]
+        let bar = ProgressBar.isTerminal ? ProgressBar(label: "import", unit: .items) : nil
         do {
-            (imported, skipped) = try await logbook.importBridgeRows(rows)
+            (imported, skipped) = try await logbook.importBridgeRows(rows) { done, total in
+                bar?.update(Int64(done), of: Int64(total))
+            }
             try logbook.close()
         } catch {
             throw exitWithError(error)

@@ -46,6 +46,13 @@ import Testing
         #expect(collected.contains("gc: reading keys ["), "\(collected)")
         #expect(collected.contains("collected 1"), "\(collected)")
 
+        let feed = directory + "-soda.json"
+        defer { try? FileManager.default.removeItem(atPath: feed) }
+        let generated = try LogbookExecutable.run(["generate", "bridges", "--years", "1"])
+        try generated.standardOutput.write(toFile: feed, atomically: true, encoding: .utf8)
+        let imported = try onTerminal(logbook, ["import", "bridges", directory, feed])
+        #expect(imported.contains("import ["), "\(imported.suffix(300))")
+
         // Off a terminal: the report only.
         let plain = try LogbookExecutable.run(["compact", directory])
         #expect(plain.status == 0 && !plain.standardError.contains("["))

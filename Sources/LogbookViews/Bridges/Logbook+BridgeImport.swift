@@ -3,13 +3,15 @@ import LogbookCRDT
 
 extension Logbook {
     /// Writes SODA rows as `bridge_event/<entityid>-<opendatetime>` records (the same row
-    /// imported twice updates one record) and counts the rows skipped, by reason.
-    public func importBridgeRows(_ rows: [[String: String]]) async throws(LogbookError) -> (
-        imported: Int, skipped: [BridgeOpening.SkipReason: Int]
-    ) {
+    /// imported twice updates one record) and counts the rows skipped, by reason; `progress`
+    /// hears the rows done of the total after each row.
+    public func importBridgeRows(
+        _ rows: [[String: String]], progress: ((Int, Int) -> Void)? = nil
+    ) async throws(LogbookError) -> (imported: Int, skipped: [BridgeOpening.SkipReason: Int]) {
         var imported = 0
         var skipped: [BridgeOpening.SkipReason: Int] = [:]
-        for row in rows {
+        for (index, row) in rows.enumerated() {
+            defer { progress?(index + 1, rows.count) }
             switch BridgeOpening.parse(row) {
             case .failure(let reason):
                 skipped[reason, default: 0] += 1
