@@ -53,11 +53,34 @@ public enum ChangeJSON {
         return changes
     }
 
-    static func decode<K, C, V>(
-        _ data: Data, line: Int?
-    ) throws(ChangeJSONError) -> Change<K, C, V> {
+    /// Decodes an array of changes in either form (the body of a crdt-lite `POST`).
+    public static func decodeArray<K, C, V>(
+        _ data: Data, as type: Change<K, C, V>.Type = Change<K, C, V>.self
+    ) throws(ChangeJSONError) -> [Change<K, C, V>] {
+        if K.self == String.self, C.self == String.self, V.self == Value.self,
+            let changes = ChangeJSONFastReader.changes(data) as? [Change<K, C, V>]
+        {
+            return changes
+        }
         do {
-            return try JSONDecoder().decode(Change<K, C, V>.self, from: data)
+            return try JSONDecoder().decode([Change<K, C, V>].self, from: data)
+        } catch {
+            throw ChangeJSONError(decoding: error, line: nil)
+        }
+    }
+
+    /// One change; plain `Change<String, String, Value>` JSON is read in place
+    /// (`ChangeJSONFastReader`), anything else — and every error — by `JSONDecoder`.
+    static func decode<K, C, V>(
+        _ data: some DataProtocol & ContiguousBytes, line: Int?
+    ) throws(ChangeJSONError) -> Change<K, C, V> {
+        if K.self == String.self, C.self == String.self, V.self == Value.self,
+            let change = ChangeJSONFastReader.change(data) as? Change<K, C, V>
+        {
+            return change
+        }
+        do {
+            return try JSONDecoder().decode(Change<K, C, V>.self, from: Data(data))
         } catch {
             throw ChangeJSONError(decoding: error, line: line)
         }
@@ -98,7 +121,7 @@ public struct ChangeJSONLinesReader<
             lineNumber += 1
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            return try ChangeJSON.decode(Data(line), line: lineNumber)
+            return try ChangeJSON.decode(line, line: lineNumber)
         }
         return nil
     }

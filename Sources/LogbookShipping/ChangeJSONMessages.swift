@@ -26,7 +26,7 @@ package enum ChangeJSONMessages {
         let changes: [Change<String, String, Value>]
         do {
             if data.first(where: { !$0.isJSONWhitespace }) == UInt8(ascii: "[") {
-                changes = try JSONDecoder().decode([Change<String, String, Value>].self, from: data)
+                changes = try ChangeJSON.decodeArray(data)
             } else {
                 changes = try ChangeJSON.decodeLines(data)
             }

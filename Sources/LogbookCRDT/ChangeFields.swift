@@ -1,0 +1,68 @@
+/// The fields of one change as they are read, and which form its keys are in.
+struct ChangeFields {
+    var form: ChangeJSONFormat?
+    /// The fields read so far, one bit each.
+    var seen: UInt16 = 0
+    var recordId: String?
+    var colName: String?
+    var value: Value?
+    var colVersion: UInt64?
+    var dbVersion: UInt64?
+    var nodeId: UInt64?
+    var localDbVersion: UInt64?
+    var flags: UInt64?
+
+    /// Notes a key; false for a second one of a field or a key of the other form.
+    mutating func take(_ field: ChangeField, in keyForm: ChangeJSONFormat) -> Bool {
+        // "value" and "flags" are spelled alike in both forms.
+        if field.swiftName != field.rustName {
+            if let form, form != keyForm { return false }
+            form = keyForm
+        }
+        let bit: UInt16 = 1 << field.ordinal
+        guard seen & bit == 0 else { return false }
+        seen |= bit
+        return true
+    }
+
+    mutating func set(_ field: ChangeField, _ number: UInt64) {
+        switch field {
+        case .colVersion: colVersion = number
+        case .dbVersion: dbVersion = number
+        case .nodeId: nodeId = number
+        case .localDbVersion: localDbVersion = number
+        default: flags = number
+        }
+    }
+
+    var change: Change<String, String, Value>? {
+        guard form != nil, let recordId, let colVersion, let dbVersion, let nodeId,
+            let localDbVersion
+        else { return nil }
+        var narrowFlags: UInt32 = 0
+        if let flags {
+            guard let narrow = UInt32(exactly: flags) else { return nil }
+            narrowFlags = narrow
+        }
+        return Change(
+            recordId: recordId, colName: colName, value: value, colVersion: colVersion,
+            dbVersion: dbVersion, nodeId: nodeId, localDbVersion: localDbVersion,
+            flags: narrowFlags)
+    }
+}
+
+extension ChangeField {
+    /// The field's place in `ChangeFields.seen`.
+    var ordinal: UInt16 {
+        switch self {
+        case .recordId: 0
+        case .colName: 1
+        case .value: 2
+        case .colVersion: 3
+        case .dbVersion: 4
+        case .nodeId: 5
+        case .localDbVersion: 6
+        case .flags: 7
+        }
+    }
+}
