@@ -109,20 +109,9 @@ struct ChangeJSONFastReader {
                 members[key] = member
                 return true
             }
-            return complete ? Self.untagged(members) : failed
+            return complete ? Value.untagged(members) : failed
         default: return number()
         }
-    }
-
-    /// `Value`'s tagged objects, as `Value+Codable` reads them.
-    private static func untagged(_ object: [String: Value]) -> Value {
-        if object == [Value.nullTag: .bool(true)] { return .null }
-        if object.count == 1, case .string(let base64)? = object[Value.bytesTag],
-            let data = Data(base64Encoded: base64)
-        {
-            return .bytes([UInt8](data))
-        }
-        return .object(object)
     }
 
     /// An integer that fits Int64, or a number with a fraction or an exponent that is not a

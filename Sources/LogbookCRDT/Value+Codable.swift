@@ -83,7 +83,9 @@ extension Value: Codable {
         }
     }
 
-    private static func untagged(_ object: [String: Value]) -> Value {
+    /// An object as `Value` reads it: the `$null` and `$bytes` tags become null and bytes
+    /// (shared with `ChangeJSONFastReader`, so both readers untag alike).
+    static func untagged(_ object: [String: Value]) -> Value {
         if object == [nullTag: .bool(true)] { return .null }
         if object.count == 1, case .string(let base64)? = object[bytesTag],
             let data = Data(base64Encoded: base64)
