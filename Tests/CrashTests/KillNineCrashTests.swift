@@ -31,11 +31,15 @@ import Testing
                 directory = base + "/\(round)"
                 acknowledged = [:]
             }
-            // Compaction needs sealed segments first; on a loaded machine (the whole suite runs
-            // in parallel) 0.3 s was sometimes too short for one to finish before the kill.
+            // Compaction needs sealed segments first, and on a loaded machine (the whole suite
+            // runs in parallel) no delay is long enough for one to finish before the kill. So
+            // every other round starts its delay only after the writer reports a compaction:
+            // those kills land in later compactions, the other rounds' kills anywhere.
             let delay = Double.random(in: whileCompacting ? 0.05...0.8 : 0.02...0.3, using: &random)
+            let awaitCompaction = whileCompacting && round % 2 == 1
             let lines = try runAndKill(
-                executable, directory: directory, after: delay, compacting: whileCompacting)
+                executable, directory: directory, after: delay, compacting: whileCompacting,
+                startingAt: awaitCompaction ? "\ncompacted " : "ready\n")
             let acks = lines.compactMap(parseAck)
             compactions += lines.filter { $0.hasPrefix("compacted") }.count
             if !acks.isEmpty { roundsWithAcks += 1 }
@@ -65,11 +69,12 @@ import Testing
         if whileCompacting { #expect(compactions > 0, "compactions must run between the kills") }
     }
 
-    /// Starts the writer, waits for its `ready` line (so a slow start on a loaded machine
-    /// does not eat the delay), lets it run for `delay` seconds, SIGKILLs it; returns the
-    /// lines it printed.
+    /// Starts the writer, waits until it has printed `marker` (its `ready` line, so a slow
+    /// start on a loaded machine does not eat the delay, or its first compaction), lets it run
+    /// for `delay` seconds, SIGKILLs it; returns the lines it printed.
     private func runAndKill(
-        _ executable: URL, directory: String, after delay: Double, compacting: Bool
+        _ executable: URL, directory: String, after delay: Double, compacting: Bool,
+        startingAt marker: String
     ) throws -> [Substring] {
         let process = Process()
         process.executableURL = executable
@@ -81,9 +86,12 @@ import Testing
         try process.run()
         var data = Data()
         let deadline = Date().addingTimeInterval(60)
-        while !String(decoding: data, as: UTF8.self).contains("ready\n") && Date() < deadline {
+        let wanted = Data(marker.utf8)
+        var searched = 0  // bytes before this cannot start the marker (acks pile up while waiting)
+        while data[searched...].range(of: wanted) == nil && Date() < deadline {
+            searched = max(0, data.count - wanted.count)
             let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }  // the writer exited before it was ready
+            if chunk.isEmpty { break }  // the writer exited before it got there
             data.append(chunk)
         }
         Thread.sleep(forTimeInterval: delay)
