@@ -12,4 +12,8 @@ struct EngineMetrics: Sendable {
     let compactionDuration = Timer(label: "logbook_compaction_seconds")
     /// How long each tombstone GC run took.
     let collectionDuration = Timer(label: "logbook_tombstone_gc_seconds")
+    /// How long each replica snapshot took to write.
+    let snapshotDuration = Timer(label: "logbook_snapshot_seconds")
+    /// Background snapshots that failed (the next one is tried after as many bytes again).
+    let snapshotFailures = Counter(label: "logbook_snapshot_failures_total")
 }

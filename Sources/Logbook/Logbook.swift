@@ -45,12 +45,25 @@ public final class Logbook: @unchecked Sendable {
     public let viewCheckpointStatus: [String: ViewCheckpointStatus]
     let checkpointsOnClose: Bool
     let metrics = EngineMetrics()
+    /// When snapshots are written.
+    let snapshotPolicy: SnapshotPolicy
+    /// Held while a snapshot is written, and while GC removes them: one at a time.
+    let snapshotWriting = NSLock()
+    /// Snapshot bookkeeping (guarded by `lock`).
+    var snapshots = SnapshotBookkeeping()
+    /// Whether the open loaded a replica snapshot, and which snapshots it set aside.
+    public let snapshotLoad: SnapshotLoad
 
     private init(
         directory: String, nodeId: NodeId, options: LogbookOptions,
         crdt: CRDT<String, String, Value>, log: Log, statistics: ReplayStatistics,
-        checkpointStatus: [String: ViewCheckpointStatus], collection: TombstoneCollectionState
+        checkpointStatus: [String: ViewCheckpointStatus], collection: TombstoneCollectionState,
+        snapshotLoad: SnapshotLoad
     ) {
+        self.snapshotLoad = snapshotLoad
+        snapshotPolicy = options.snapshots
+        snapshots.lastOffset = snapshotLoad.file == nil ? nil : snapshotLoad.offset
+        snapshots.bytesSinceLast = statistics.rawBytes
         self.collection = collection
         fencedIds = collection.fencedIds
         self.directory = directory
@@ -94,7 +107,13 @@ public final class Logbook: @unchecked Sendable {
         } catch {
             throw LogbookError(error)
         }
-        let crdt = CRDT<String, String, Value>(nodeId: resolvedNode)
+        let (loaded, snapshotLoad) =
+            options.snapshots.loadAtOpen
+            ? SnapshotLoader.load(
+                directory: directory, nodeId: resolvedNode, log: log, readOnly: options.readOnly,
+                fileSystem: fileSystem)
+            : (nil, SnapshotLoad())
+        let crdt = loaded ?? CRDT<String, String, Value>(nodeId: resolvedNode)
         let names = options.views.map(\.name)
         guard Set(names).count == names.count else {
             throw LogbookError(
@@ -104,14 +123,14 @@ public final class Logbook: @unchecked Sendable {
             options.views, enabled: options.viewCheckpoints, log: log, directory: directory,
             fileSystem: fileSystem)
         let statistics = try Replayer.replay(
-            log, into: crdt, views: Array(zip(options.views, starts)),
+            log, into: crdt, from: snapshotLoad.offset, views: Array(zip(options.views, starts)),
             progress: options.replayProgress)
         let collection = try TombstoneCollectionState.read(
             directory: directory, fileSystem: fileSystem)
         let logbook = Logbook(
             directory: directory, nodeId: resolvedNode, options: options, crdt: crdt,
             log: log, statistics: statistics, checkpointStatus: checkpointStatus,
-            collection: collection)
+            collection: collection, snapshotLoad: snapshotLoad)
         if options.readOnly {
             // Every write, maintenance pass and checkpoint checks `failure` first.
             logbook.failure = LogbookError(
@@ -227,12 +246,22 @@ public final class Logbook: @unchecked Sendable {
     public func close() throws(LogbookError) {
         committer?.stop()
         if checkpointsOnClose && failure == nil { try checkpointViews() }
+        // The log stays open for the snapshot's epoch lookup; its failure is reported after
+        // the log is closed.
+        var snapshotFailure: LogbookError?
+        let uncovered = locked {
+            failure == nil && log.nextOffset > 0 ? snapshots.bytesSinceLast : -1
+        }
+        if let threshold = snapshotPolicy.onCloseAfterBytes, uncovered >= threshold {
+            do { _ = try writeReplicaSnapshot() } catch { snapshotFailure = error }
+        }
         try locked { () throws(LogbookError) in
             do throws(StorageError) { try log.close() } catch { throw fail(error) }
             if failure == nil {
                 failure = LogbookError(.failed, "the Logbook is closed", path: directory)
             }
         }
+        if let snapshotFailure { throw snapshotFailure }
     }
 
     /// Applies `operation` to the CRDT and appends what it produced, under the lock; then
@@ -273,6 +302,7 @@ public final class Logbook: @unchecked Sendable {
             return (changes, startOffset, log.nextOffset)
         }
         metrics.appendedChanges.increment(by: Int64(changes.count))
+        snapshotIfDue()
         if let committer {
             do { try await committer.waitUntilDurable(endOffset) } catch {
                 throw LogbookError(
@@ -295,6 +325,7 @@ public final class Logbook: @unchecked Sendable {
         ChangeRecordCodec.encode(record, into: &encodeBuffer)
         let offset = try log.append(encodeBuffer, version: record.version)
         loggedClock = max(loggedClock, record.version)
+        snapshots.bytesSinceLast += Int64(encodeBuffer.count)
         return offset
     }
 

@@ -29,6 +29,9 @@ public struct LogbookOptions: Sendable {
     /// it and replay only the later changes into it (a checkpoint that does not prove itself
     /// is discarded; see `CheckpointableView`). Off by default: it writes files beside the log.
     public var viewCheckpoints = false
+    /// When replica snapshots are written and whether opening loads one (on by default:
+    /// written on close and every 64 MiB logged; see `SnapshotPolicy`).
+    public var snapshots = SnapshotPolicy()
     /// Called during the replay at open with (bytes read, bytes total).
     public var replayProgress: (@Sendable (Int64, Int64) -> Void)? = nil
     /// Opens without changing a byte of the directory (`Log.openReadOnly`): a torn tail is

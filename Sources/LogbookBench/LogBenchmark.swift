@@ -22,10 +22,10 @@ struct LogBenchmark {
 
     var logDirectory: String { directory + "/log" }
 
-    /// How many times `run()` reports progress: the read figures' three steps (write the
-    /// log, decode, open), plus six append steps, compaction, four baselines and the
+    /// How many times `run()` reports progress: the read figures' five steps (write the
+    /// log, decode, open, write a snapshot, open from it), plus six append steps, compaction, four baselines and the
     /// ceilings for the full suite. Keep in step with the `progress` calls.
-    var stepCount: Int { readOnly ? 3 : 15 }
+    var stepCount: Int { readOnly ? 5 : 17 }
 
     func run() async throws -> [BenchFigure] {
         try? FileManager.default.removeItem(atPath: directory)
@@ -128,12 +128,15 @@ struct LogBenchmark {
         let (openSeconds, openPeak) = try await measure(runs: runs) {
             var options = LogbookOptions()
             options.durability = .buffered
+            options.snapshots = .off  // the whole log, every run
             let started = ContinuousClock.now
             let logbook = try Logbook.open(directory: logDirectory, options: options)
             let seconds = (ContinuousClock.now - started).seconds
             try logbook.close()
             return seconds
         }
+        let snapshotFigures = try await self.snapshotFigures(
+            changes: decoded.changes, replaySeconds: openSeconds)
         return [
             BenchFigure(
                 system: "Logbook", name: "replay: read, checksum, decompress, decode",
@@ -148,7 +151,7 @@ struct LogBenchmark {
                 rawMegabytesPerSecond: Double(decoded.rawBytes) / openSeconds / 1e6,
                 diskMegabytesPerSecond: Double(size) / openSeconds / 1e6, peakMegabytes: openPeak,
                 note: "one core"),
-        ]
+        ] + snapshotFigures
     }
 
     private func compactionFigure() async throws -> [BenchFigure] {

@@ -31,12 +31,14 @@ func logbookExitCode(for error: any Error) -> ExitCode { ExitCode(ExitStatus.of(
 /// only read pass `readOnly`: they change no byte of the directory (`LogbookOptions`).
 func openLogbook(
     _ directory: String, durability: Durability = .groupCommit, progress: Bool = false,
-    views: [any MaterializedView] = [], readOnly: Bool = false
+    views: [any MaterializedView] = [], readOnly: Bool = false,
+    snapshots: SnapshotPolicy = SnapshotPolicy()
 ) throws -> Logbook {
     var options = LogbookOptions()
     options.durability = durability
     options.views = views
     options.readOnly = readOnly
+    options.snapshots = snapshots
     // View checkpoints a writer saved let a query replay only the tail; read-only queries
     // load them but save none.
     options.viewCheckpoints = !views.isEmpty

@@ -48,7 +48,9 @@ struct CompactCommand: ParsableCommand {
     }
 
     func run() throws {
-        let logbook = try openLogbook(target.directory, durability: .buffered, progress: true)
+        let logbook = try openLogbook(
+            target.directory, durability: .buffered, progress: true,
+            snapshots: dryRun ? .loadOnly : SnapshotPolicy())
         var options = CompactionOptions()
         options.dryRun = dryRun
         options.sealing = keepActive ? .never : .always

@@ -35,7 +35,9 @@ struct GCCommand: ParsableCommand {
     }
 
     func run() throws {
-        let logbook = try openLogbook(target.directory, durability: .buffered, progress: true)
+        let logbook = try openLogbook(
+            target.directory, durability: .buffered, progress: true,
+            snapshots: dryRun ? .loadOnly : SnapshotPolicy())
         var options = TombstoneCollectionOptions()
         options.dryRun = dryRun
         options.retentionSeconds = retention

@@ -24,7 +24,7 @@ struct LogbookCommand: AsyncParsableCommand {
             GCCommand.self, PeersCommand.self, ImportCommand.self, GenerateCommand.self,
             GraphCommand.self, SearchCommand.self, BridgesCommand.self, VerifyCommand.self,
             ServeCommand.self, SyncCommand.self, ReplayCommand.self, BenchCommand.self,
-            HubCommand.self,
+            HubCommand.self, SnapshotCommand.self,
         ]
     )
 }

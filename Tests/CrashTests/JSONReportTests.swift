@@ -48,6 +48,22 @@ import Testing
         #expect(replays[0]["digest"] as? String == replays[1]["digest"] as? String)
         #expect(replays[1]["changes"] as? Int == changes && replays[1]["liveRecords"] as? Int == 2)
 
+        // A snapshot, then the replay through it: the same state, nothing replayed after it.
+        let snapshotted = try document(["snapshot", second])
+        let snapshot = try #require(snapshotted["snapshot"] as? [String: Any])
+        #expect(snapshot["written"] as? Bool == true && snapshot["entries"] as? Int == 3)
+        #expect(snapshot["digest"] as? String == replays[1]["digest"] as? String)
+        #expect(snapshotted["replayedChanges"] as? Int == changes)
+        let again = try document(["snapshot", second])
+        #expect((again["snapshot"] as? [String: Any])?["written"] as? Bool == false)
+        #expect(
+            (again["loaded"] as? [String: Any])?["file"] as? String == snapshot["file"] as? String)
+        #expect(again["replayedChanges"] as? Int == 0)
+        let fromSnapshot = try document(["replay", second, "--use-snapshot"])
+        #expect(fromSnapshot["digest"] as? String == replays[1]["digest"] as? String)
+        #expect(fromSnapshot["changes"] as? Int == 0)
+        #expect((fromSnapshot["snapshot"] as? [String: Any])?["offset"] as? Int ?? 0 > 0)
+
         let verified = try document(["verify", second])
         #expect(verified["intact"] as? Bool == true)
         let totals = try #require(verified["totals"] as? [String: Any])

@@ -61,9 +61,13 @@ enum ListedTombstoneCollector {
                     hub: hub, hubVersionsBelow: listed.listedBelow))
             try logbook.commitCollectionState(state)  // fenced before anything is removed
             try logbook.pinClock(sealing: deletions.contains { $0 >= logbook.sealedEnd })
-            report.segmentsRewritten = try TombstoneCollector.removeRecords(
-                at: dead, logbook, bytesPerSecondMax: options.bytesPerSecondMax)
-            logbook.forgetTombstones(wanted.keys)
+            report.segmentsRewritten = try logbook.withSnapshotsSuspended {
+                () throws(LogbookError) -> Int in
+                let rewritten = try TombstoneCollector.removeRecords(
+                    at: dead, logbook, bytesPerSecondMax: options.bytesPerSecondMax)
+                logbook.forgetTombstones(wanted.keys)
+                return rewritten
+            }
         }
 
         progress.listedCollectedBelow = max(progress.listedCollectedBelow, listed.listedBelow)

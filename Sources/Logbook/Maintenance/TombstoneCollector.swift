@@ -177,11 +177,15 @@ enum TombstoneCollector {
             // Dropping records may drop the newest version logged: pin the clock first. And
             // seal the active segment when a collected tombstone is still in it.
             try logbook.pinClock(sealing: collected.values.contains { $0 >= logbook.sealedEnd })
-            report.segmentsRewritten = try removeRecords(
-                at: dead, logbook, bytesPerSecondMax: options.bytesPerSecondMax,
-                progress: options.progress)
+            report.segmentsRewritten = try logbook.withSnapshotsSuspended {
+                () throws(LogbookError) -> Int in
+                let rewritten = try removeRecords(
+                    at: dead, logbook, bytesPerSecondMax: options.bytesPerSecondMax,
+                    progress: options.progress)
+                logbook.forgetTombstones(collected.keys)
+                return rewritten
+            }
             report.recordsRemoved = dead.count
-            logbook.forgetTombstones(collected.keys)
         }
 
         // Lift the fences every registered peer has collected past.

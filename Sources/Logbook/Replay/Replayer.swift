@@ -4,10 +4,12 @@ import LogbookStorage
 /// Rebuilds a CRDT from its log: each batch is read, checked and decoded once, its changes
 /// restored in log order with their stored local versions.
 enum Replayer {
-    /// Views are applied the changes at offsets from their `start` on (0 for a full
-    /// rebuild; a restored checkpoint's offset otherwise); the caller resets or restores them.
+    /// The CRDT is restored the records at offsets from `stateStart` on (0 for a full
+    /// rebuild; a loaded snapshot's offset otherwise). Views are applied the changes at
+    /// offsets from their `start` on (likewise, for checkpoints); the caller resets or
+    /// restores them. Only batches some of them need are read.
     static func replay(
-        _ log: Log, into crdt: CRDT<String, String, Value>,
+        _ log: Log, into crdt: CRDT<String, String, Value>, from stateStart: UInt64 = 0,
         views: [(view: any MaterializedView, start: UInt64)] = [],
         progress: (@Sendable (Int64, Int64) -> Void)?
     ) throws(LogbookError) -> ReplayStatistics {
@@ -21,7 +23,9 @@ enum Replayer {
             localDbVersion: 0)
         var highestClock: UInt64 = 0
         do {
-            let cursor = try log.makeCursor(from: log.startOffset)
+            let start = max(log.startOffset, views.map(\.start).reduce(stateStart, min))
+            let cursor = try log.makeCursor(from: start)
+            let keepsOffsets = !views.isEmpty || stateStart > 0
             while try cursor.next() {
                 guard let header = cursor.header else { break }
                 changes.removeAll(keepingCapacity: true)
@@ -30,15 +34,21 @@ enum Replayer {
                     switch ChangeRecordCodec.decode(bytes, into: &scratch) {
                     case .change:
                         changes.append(scratch)
-                        if !views.isEmpty { offsets.append(offset) }
-                    case .clock(let time): highestClock = max(highestClock, time)
+                        if keepsOffsets { offsets.append(offset) }
+                    case .clock(let time) where offset >= stateStart:
+                        highestClock = max(highestClock, time)
+                    case .clock: break
                     case .failure(let failure):
                         throw LogbookError(
                             .corruption, failure.description, path: cursor.location.path,
                             logOffset: offset)
                     }
                 }
-                crdt.restore(changes)
+                if header.baseOffset >= stateStart {
+                    crdt.restore(changes)
+                } else if header.nextOffset > stateStart {
+                    crdt.restore(zip(changes, offsets).lazy.filter { $0.1 >= stateStart }.map(\.0))
+                }
                 for (view, start) in views where start < header.nextOffset {
                     for (change, offset) in zip(changes, offsets) where offset >= start {
                         view.apply(change, at: offset)

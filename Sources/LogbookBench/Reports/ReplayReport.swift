@@ -19,6 +19,8 @@ package struct ReplayReport: CommandReport {
     package var clock: UInt64
     /// The state digest (`Logbook.stateDigest`), equal on nodes with equal states.
     package var digest: String
+    /// The snapshot the open loaded before replaying (`--use-snapshot`), and any set aside.
+    package var snapshot: SnapshotLoad
 
     package init(directory: String, logbook: Logbook) {
         self.directory = directory
@@ -35,14 +37,21 @@ package struct ReplayReport: CommandReport {
         tombstones = logbook.tombstoneCount()
         clock = logbook.clock().currentTime()
         digest = String(describing: logbook.stateDigest())
+        snapshot = logbook.snapshotLoad
     }
 
     package var text: String {
-        """
-        replayed \(changes) changes (\(records) records, \(batches) batches) in \(String(format: "%.3f", seconds)) s
-          \(formatCount(changesPerSecond)) changes/s, \(formatBytes(Int64(rawBytesPerSecond)))/s raw, \(formatBytes(Int64(storedBytesPerSecond)))/s on disk
-        state: \(liveRecords) live records, \(tombstones) tombstones, clock \(clock)
-        digest: \(digest)
-        """
+        var prefix = snapshot.setAside.map { "set aside: \($0)\n" }.joined()
+        if let file = snapshot.file {
+            prefix +=
+                "loaded \(file) (offset \(snapshot.offset), \(snapshot.entries) entries) in "
+                + String(format: "%.3f s", snapshot.seconds) + "\n"
+        }
+        return prefix + """
+            replayed \(changes) changes (\(records) records, \(batches) batches) in \(String(format: "%.3f", seconds)) s
+              \(formatCount(changesPerSecond)) changes/s, \(formatBytes(Int64(rawBytesPerSecond)))/s raw, \(formatBytes(Int64(storedBytesPerSecond)))/s on disk
+            state: \(liveRecords) live records, \(tombstones) tombstones, clock \(clock)
+            digest: \(digest)
+            """
     }
 }

@@ -1,0 +1,167 @@
+import Foundation
+import LogbookCRDT
+import LogbookStorage
+
+/// Snapshot bookkeeping, guarded by the Logbook's lock.
+struct SnapshotBookkeeping {
+    /// Change-record bytes logged since the last snapshot was taken.
+    var bytesSinceLast: Int64 = 0
+    /// A background snapshot is being written.
+    var inFlight = false
+    /// Tombstone GC passes rewriting the log: no snapshot may be taken meanwhile, since the
+    /// state would hold tombstones the rewritten log no longer does.
+    var suspended = 0
+    /// The offset of the newest snapshot on disk, loaded or written.
+    var lastOffset: UInt64?
+    /// Why the last background snapshot failed, if it did.
+    var lastFailure: String?
+}
+
+extension Logbook {
+    /// Writes a snapshot of the replica (records, column versions, tombstones, clock) that
+    /// covers every record logged so far, durably (temporary file, fsync, rename), and
+    /// removes snapshots beyond `SnapshotPolicy.kept`. Opens then load it and replay only
+    /// the log after it. O(state); writers wait only for the O(1) copy of the state.
+    ///
+    /// Nothing is written when the newest snapshot already covers the log (`written` false).
+    /// With `viewCheckpoints` on, the views are checkpointed too, so an open replays them
+    /// from about the same offset. Throws `.readOnly` on a read-only instance, and `.failed`
+    /// while tombstone GC rewrites.
+    @discardableResult
+    public func writeSnapshot() throws(LogbookError) -> SnapshotReport {
+        let report = try writeReplicaSnapshot()
+        if report.written && checkpointsOnClose { try checkpointViews() }
+        return report
+    }
+
+    /// `writeSnapshot` without the view checkpoints (`close()` writes those itself).
+    func writeReplicaSnapshot() throws(LogbookError) -> SnapshotReport {
+        snapshotWriting.lock()
+        defer { snapshotWriting.unlock() }
+        let started = ContinuousClock.now
+        defer { metrics.snapshotDuration.record(since: started) }
+        let (state, offset, epochId, lastOffset) = try locked {
+            () throws(LogbookError) -> (CRDT<String, String, Value>, UInt64, UInt64, UInt64?) in
+            if let failure { throw failure }
+            guard snapshots.suspended == 0 else {
+                throw LogbookError(
+                    .failed, "tombstone GC is rewriting the log; snapshot after it",
+                    path: directory)
+            }
+            snapshots.bytesSinceLast = 0
+            let offset = log.nextOffset
+            return (
+                crdt.copy(), offset, offset > 0 ? log.epochId(holding: offset - 1) : 0,
+                snapshots.lastOffset
+            )
+        }
+        let name = ReplicaSnapshotFile.fileName(offset: offset)
+        let path = directory + "/" + name
+        if lastOffset == offset, let existing = try? existingReport(path, name: name) {
+            return existing
+        }
+        let (bytes, header) = ReplicaSnapshotCodec.encode(state, offset: offset, epochId: epochId)
+        do throws(StorageError) {
+            try fileSystem.replaceFile(path, with: bytes, durable: true)
+        } catch {
+            throw LogbookError(error)
+        }
+        locked { snapshots.lastOffset = offset }
+        removeSnapshots(except: offset)
+        return SnapshotReport(
+            file: name, offset: offset, entries: header.entryCount, bytes: Int64(bytes.count),
+            digest: header.digest.description, written: true,
+            seconds: Double((ContinuousClock.now - started) / .nanoseconds(1)) / 1e9)
+    }
+
+    /// Why the last background snapshot failed, or nil when it did not.
+    public var lastSnapshotFailure: String? { locked { snapshots.lastFailure } }
+
+    /// The report for a snapshot already on disk, from its header.
+    private func existingReport(_ path: String, name: String) throws -> SnapshotReport {
+        let file = try fileSystem.open(path, mode: .read)
+        defer { try? file.close() }
+        let size = try file.size()
+        let bytes = try file.read(at: 0, count: ReplicaSnapshotFile.headerSize)
+        let header = try bytes.withUnsafeBytes { try ReplicaSnapshotFile.decodeHeader($0).get() }
+        return SnapshotReport(
+            file: name, offset: header.offset, entries: header.entryCount, bytes: size,
+            digest: header.digest.description, written: false, seconds: 0)
+    }
+
+    /// Removes every snapshot but the one at `offset` and the `kept − 1` newest below it
+    /// (one above it belongs to a log this one is not). Best effort: a file left behind is
+    /// removed by the next snapshot, and opening checks every file anyway.
+    private func removeSnapshots(except offset: UInt64) {
+        let older = Self.snapshotFiles(directory: directory, fileSystem: fileSystem)
+            .filter { $0.offset != offset }
+        let keptBelow = older.filter { $0.offset < offset }.prefix(max(0, snapshotPolicy.kept - 1))
+        for file in older where !keptBelow.contains(where: { $0.offset == file.offset }) {
+            try? fileSystem.removeFile(directory + "/" + file.name)
+        }
+    }
+
+    /// Snapshot files in `directory`, newest (highest offset) first.
+    static func snapshotFiles(directory: String, fileSystem: any FileSystem) -> [(
+        name: String, offset: UInt64
+    )] {
+        let names = (try? fileSystem.contentsOfDirectory(directory)) ?? []
+        return names.compactMap { name in
+            ReplicaSnapshotFile.offset(ofFileName: name).map { (name, $0) }
+        }.sorted { $0.offset > $1.offset }
+    }
+
+    /// Called after each logged write, without the lock: starts a background snapshot when
+    /// `SnapshotPolicy.everyLogBytes` were logged since the last and none is running.
+    func snapshotIfDue() {
+        guard let every = snapshotPolicy.everyLogBytes else { return }
+        let due = locked { () -> Bool in
+            guard failure == nil, !snapshots.inFlight, snapshots.suspended == 0,
+                snapshots.bytesSinceLast >= every
+            else { return false }
+            snapshots.inFlight = true
+            return true
+        }
+        guard due else { return }
+        // A thread of its own: the work is O(state) and blocking, kept off the task pool.
+        Thread { [self] in
+            var failure: String?
+            do { try writeSnapshot() } catch {
+                metrics.snapshotFailures.increment()
+                failure = "\(error)"
+            }
+            locked {
+                snapshots.inFlight = false
+                snapshots.lastFailure = failure
+            }
+        }.start()
+    }
+
+    /// Runs `body` (a tombstone GC rewrite) with snapshots removed and none taken: a
+    /// snapshot holds the tombstones the rewrite drops, so after it the log alone is the
+    /// truth until the next snapshot. Waits for a snapshot being written.
+    func withSnapshotsSuspended<R>(_ body: () throws(LogbookError) -> R) throws(LogbookError) -> R {
+        snapshotWriting.lock()
+        locked {
+            snapshots.suspended += 1
+            snapshots.lastOffset = nil
+        }
+        var removal: StorageError?
+        for file in Self.snapshotFiles(directory: directory, fileSystem: fileSystem) {
+            do throws(StorageError) {
+                try fileSystem.removeFile(directory + "/" + file.name)
+            } catch {
+                removal = removal ?? error
+            }
+        }
+        if removal == nil {
+            do throws(StorageError) { try fileSystem.syncDirectory(directory) } catch {
+                removal = error
+            }
+        }
+        snapshotWriting.unlock()
+        defer { locked { snapshots.suspended -= 1 } }
+        if let removal { throw LogbookError(removal) }
+        return try body()
+    }
+}

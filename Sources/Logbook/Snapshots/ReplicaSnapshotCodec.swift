@@ -1,0 +1,141 @@
+import LogbookCRDT
+import LogbookStorage
+
+/// Writes a replica's state as a snapshot file's bytes, and reads them back into a CRDT that
+/// proves itself (`ReplicaSnapshotFile` has the layout).
+enum ReplicaSnapshotCodec {
+    /// Raw bytes gathered before a batch is compressed and framed.
+    static let batchRawTarget = 1 << 20
+
+    /// The whole file for `crdt`'s state, covering the log below `offset`.
+    static func encode(
+        _ crdt: CRDT<String, String, Value>, offset: UInt64, epochId: UInt64
+    ) -> (bytes: [UInt8], header: ReplicaSnapshotFile) {
+        var body: [UInt8] = []
+        var batch = BatchEncoder()
+        var previousCRC: UInt32 = 0
+        var check = StateDigest(high: 0, low: 0)
+        var count: UInt64 = 0
+        func flush() {
+            guard !batch.isEmpty else { return }
+            let (bytes, header) = batch.encode(previousBatchCRC: previousCRC)
+            body.append(contentsOf: bytes)
+            previousCRC = header.batchCRC
+            batch.reset()
+        }
+        ReplicaStateEntries.forEach(crdt, sorted: true) { record, version in
+            if batch.rawSize >= batchRawTarget || !batch.canAppend(byteCount: record.count) {
+                flush()
+            }
+            record.withUnsafeBytes { batch.append(offset: count, version: version, record: $0) }
+            check.add(hashing: record)
+            count += 1
+        }
+        flush()
+        let header = ReplicaSnapshotFile(
+            nodeId: crdt.getNodeId(), offset: offset, epochId: epochId,
+            clock: crdt.getClock().currentTime(), digest: StateDigest(of: crdt), check: check,
+            entryCount: count, bodyLength: UInt64(body.count), lastBatchCRC: previousCRC)
+        return (header.encodedHeader() + body, header)
+    }
+
+    /// Reads a whole file into a new CRDT for `nodeId`; says why when the bytes do not prove
+    /// themselves: header, batch framing and checksums, entry count, every change record,
+    /// the clock, and the restored state's check (its order-independent digest) against the
+    /// header's.
+    static func decode(_ bytes: [UInt8], nodeId: NodeId) -> Result<
+        (ReplicaSnapshotFile, CRDT<String, String, Value>), CheckpointRejection
+    > {
+        bytes.withUnsafeBytes { buffer in
+            let header: ReplicaSnapshotFile
+            switch ReplicaSnapshotFile.decodeHeader(buffer) {
+            case .failure(let rejection): return .failure(rejection)
+            case .success(let decoded): header = decoded
+            }
+            guard header.nodeId == nodeId else {
+                return .failure(.init("taken by node \(header.nodeId), this is node \(nodeId)"))
+            }
+            let body = UnsafeRawBufferPointer(rebasing: buffer[ReplicaSnapshotFile.headerSize...])
+            guard header.bodyLength == UInt64(body.count) else {
+                return .failure(
+                    .init("body of \(body.count) bytes, header says \(header.bodyLength)"))
+            }
+            let crdt = CRDT<String, String, Value>(nodeId: nodeId)
+            if let reason = restoreBody(body, header: header, into: crdt) {
+                return .failure(.init(reason))
+            }
+            guard crdt.getClock().currentTime() == header.clock else {
+                return .failure(
+                    .init(
+                        "restored clock \(crdt.getClock().currentTime()), header says \(header.clock)"
+                    ))
+            }
+            // The check covers every field the `StateDigest` covers and more, without its
+            // sort; the header's digest was computed from the same state as the entries.
+            let (check, count) = ReplicaStateEntries.check(of: crdt)
+            guard count == header.entryCount, check == header.check else {
+                return .failure(
+                    .init("the restored state's digest does not match the entries written"))
+            }
+            return .success((header, crdt))
+        }
+    }
+
+    /// Unpacks every batch of `body` and restores its changes; returns why it failed.
+    private static func restoreBody(
+        _ body: UnsafeRawBufferPointer, header: ReplicaSnapshotFile,
+        into crdt: CRDT<String, String, Value>
+    ) -> String? {
+        var position = 0
+        var previousCRC: UInt32 = 0
+        var expectedOffset: UInt64 = 0
+        var raw: [UInt8] = []
+        var changes: [Change<String, String, Value>] = []
+        var scratch = Change<String, String, Value>(
+            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
+            localDbVersion: 0)
+        while position < body.count {
+            let remaining = UnsafeRawBufferPointer(rebasing: body[position...])
+            let batch: BatchHeader
+            switch BatchHeader.decode(remaining) {
+            case .failure(let failure): return "batch at body byte \(position): \(failure)"
+            case .success(let decoded): batch = decoded
+            }
+            guard batch.totalSize <= remaining.count else {
+                return "batch at body byte \(position) runs past the file"
+            }
+            guard batch.previousBatchCRC == previousCRC, batch.baseOffset == expectedOffset else {
+                return "batch at body byte \(position) is out of sequence"
+            }
+            let stored = UnsafeRawBufferPointer(
+                rebasing: remaining[BatchHeader.size..<batch.totalSize])
+            if let failure = BatchDecoder.unpack(header: batch, storedPayload: stored, into: &raw) {
+                return "batch at body byte \(position): \(failure)"
+            }
+            changes.removeAll(keepingCapacity: true)
+            var recordFailure: String?
+            let framing = raw.withUnsafeBytes { payload in
+                BatchDecoder.forEachRecord(payload) { _, record in
+                    switch ChangeRecordCodec.decode(record, into: &scratch) {
+                    case .change: changes.append(scratch)
+                    case .clock: recordFailure = "a clock record among the entries"
+                    case .failure(let failure): recordFailure = failure.description
+                    }
+                    return recordFailure == nil
+                }
+            }
+            if let failure = framing ?? recordFailure {
+                return "batch at body byte \(position): \(failure)"
+            }
+            crdt.restoreGrouped(changes)
+            previousCRC = batch.batchCRC
+            expectedOffset = batch.nextOffset
+            position += batch.totalSize
+        }
+        guard previousCRC == header.lastBatchCRC, expectedOffset == header.entryCount else {
+            return "the body ends after \(expectedOffset) entries, header says \(header.entryCount)"
+        }
+        crdt.advanceClock(to: header.clock)
+        return nil
+    }
+}

@@ -1,0 +1,99 @@
+import LogbookCRDT
+import LogbookStorage
+
+/// A replica snapshot on disk: `snapshot-<offset>.replica` beside the segments; see
+/// docs/format/replica-snapshot.md.
+///
+/// A 96-byte header (little-endian): magic `LBRS`, format 1 (UInt32), node id, the log offset
+/// the state covers (every record below it is in it), the id of the log epoch holding
+/// offset − 1 (ties the snapshot to this log: a log restored from an older copy and written
+/// on has a different epoch there), the clock, the `StateDigest`, the entries' check (an
+/// order-independent hash sum, `ReplicaStateEntries.check`), the entry count, the body length,
+/// the last batch's CRC and the header's CRC32C. Then the body: the entries as change
+/// records in log batches (LZ4, CRC32C, chained from 0), numbered from 0.
+struct ReplicaSnapshotFile: Sendable {
+    static let magic: [UInt8] = Array("LBRS".utf8)
+    static let formatVersion: UInt32 = 1
+    static let headerSize = 96
+    static let suffix = ".replica"
+
+    var nodeId: NodeId
+    var offset: UInt64
+    var epochId: UInt64
+    var clock: UInt64
+    var digest: StateDigest
+    var check: StateDigest
+    var entryCount: UInt64
+    var bodyLength: UInt64 = 0
+    var lastBatchCRC: UInt32 = 0
+
+    /// The file name for a snapshot covering `offset`: zero-padded so names sort by offset.
+    static func fileName(offset: UInt64) -> String {
+        let digits = String(offset)
+        return "snapshot-" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits
+            + suffix
+    }
+
+    /// The offset a snapshot file name stands for, or nil for any other name.
+    static func offset(ofFileName name: String) -> UInt64? {
+        guard name.hasPrefix("snapshot-"), name.hasSuffix(suffix) else { return nil }
+        let digits = name.dropFirst("snapshot-".count).dropLast(suffix.count)
+        guard digits.count == 20, digits.allSatisfy(\.isASCII) else { return nil }
+        return UInt64(digits)
+    }
+
+    /// The header's bytes, its CRC last.
+    func encodedHeader() -> [UInt8] {
+        var bytes = Self.magic
+        bytes.reserveCapacity(Self.headerSize)
+        func put<T: FixedWidthInteger>(_ number: T) {
+            withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        put(Self.formatVersion)
+        for number in [
+            nodeId, offset, epochId, clock, digest.high, digest.low, check.high, check.low,
+            entryCount, bodyLength,
+        ] {
+            put(number)
+        }
+        put(lastBatchCRC)
+        put(bytes.withUnsafeBytes { CRC32C.checksum($0) })
+        return bytes
+    }
+
+    /// Parses a header, or says why the bytes are not one.
+    static func decodeHeader(_ bytes: UnsafeRawBufferPointer) -> Result<Self, CheckpointRejection> {
+        guard bytes.count >= headerSize, Array(bytes[0..<4]) == magic else {
+            return .failure(.init("not a replica snapshot (bad magic or short header)"))
+        }
+        var position = 4
+        func take<T: FixedWidthInteger>(_: T.Type) -> T {
+            var value: T = 0
+            withUnsafeMutableBytes(of: &value) { target in
+                target.copyMemory(
+                    from: UnsafeRawBufferPointer(
+                        rebasing: bytes[position..<(position + MemoryLayout<T>.size)]))
+            }
+            position += MemoryLayout<T>.size
+            return T(littleEndian: value)
+        }
+        let version = take(UInt32.self)
+        guard version == formatVersion else {
+            return .failure(.init("snapshot format \(version), expected \(formatVersion)"))
+        }
+        var numbers: [UInt64] = []
+        for _ in 0..<10 { numbers.append(take(UInt64.self)) }
+        let lastBatchCRC = take(UInt32.self)
+        let headerCRC = take(UInt32.self)
+        guard
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<(headerSize - 4)]))
+                == headerCRC
+        else { return .failure(.init("header checksum mismatch")) }
+        return .success(
+            ReplicaSnapshotFile(
+                nodeId: numbers[0], offset: numbers[1], epochId: numbers[2], clock: numbers[3],
+                digest: StateDigest(high: numbers[4], low: numbers[5]),
+                check: StateDigest(high: numbers[6], low: numbers[7]), entryCount: numbers[8],
+                bodyLength: numbers[9], lastBatchCRC: lastBatchCRC))
+    }
+}

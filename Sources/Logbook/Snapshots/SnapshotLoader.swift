@@ -1,0 +1,78 @@
+import LogbookCRDT
+import LogbookStorage
+
+/// Finds the newest replica snapshot in a directory that proves itself against the log
+/// being opened, and loads it; sets aside the ones that do not (never trusted, never
+/// deleted: renamed to `<file>.set-aside` by a writable open, left alone by a read-only one).
+enum SnapshotLoader {
+    static let setAsideSuffix = ".set-aside"
+
+    /// The loaded state (nil when none proved itself) and what happened.
+    static func load(
+        directory: String, nodeId: NodeId, log: Log, readOnly: Bool, fileSystem: any FileSystem
+    ) -> (CRDT<String, String, Value>?, SnapshotLoad) {
+        var load = SnapshotLoad()
+        let started = ContinuousClock.now
+        for file in Logbook.snapshotFiles(directory: directory, fileSystem: fileSystem) {
+            let path = directory + "/" + file.name
+            switch read(path, nodeId: nodeId, log: log, fileSystem: fileSystem) {
+            case .success(let (header, crdt)):
+                load.file = file.name
+                load.offset = header.offset
+                load.entries = header.entryCount
+                load.seconds = Double((ContinuousClock.now - started) / .nanoseconds(1)) / 1e9
+                return (crdt, load)
+            case .failure(let rejection):
+                load.setAside.append(file.name + ": " + rejection.reason)
+                if !readOnly { try? fileSystem.rename(path, to: path + setAsideSuffix) }
+            }
+        }
+        return (nil, load)
+    }
+
+    /// Reads one snapshot; its header is checked against the log before the body is read.
+    private static func read(
+        _ path: String, nodeId: NodeId, log: Log, fileSystem: any FileSystem
+    ) -> Result<(ReplicaSnapshotFile, CRDT<String, String, Value>), CheckpointRejection> {
+        do {
+            let file = try fileSystem.open(path, mode: .read)
+            defer { try? file.close() }
+            let size = try file.size()
+            guard size >= Int64(ReplicaSnapshotFile.headerSize), size <= Int64(Int.max) else {
+                return .failure(.init("\(size) bytes: shorter than a snapshot header"))
+            }
+            let headerBytes = try file.read(at: 0, count: ReplicaSnapshotFile.headerSize)
+            let header = try headerBytes.withUnsafeBytes {
+                try ReplicaSnapshotFile.decodeHeader($0).get()
+            }
+            if let reason = rejection(of: header, log: log) { return .failure(.init(reason)) }
+            let bytes = try file.read(at: 0, count: Int(size))
+            return ReplicaSnapshotCodec.decode(bytes, nodeId: nodeId)
+        } catch let rejection as CheckpointRejection {
+            return .failure(rejection)
+        } catch {
+            return .failure(.init("unreadable: \(error)"))
+        }
+    }
+
+    /// Why a snapshot's header does not fit the log, or nil when it does: the log must
+    /// still hold every record from the snapshot's offset on, and the record before that
+    /// offset must have been written in the epoch the snapshot names.
+    static func rejection(of header: ReplicaSnapshotFile, log: Log) -> String? {
+        guard header.offset <= log.nextOffset else {
+            return "covers offset \(header.offset), the log ends at \(log.nextOffset)"
+        }
+        guard header.offset >= log.startOffset else {
+            return "covers offset \(header.offset), the log starts at \(log.startOffset)"
+        }
+        guard
+            header.offset == 0
+                || log.holds(
+                    offset: header.offset - 1, epochId: header.epochId, below: log.nextOffset)
+        else {
+            return "the log's record before offset \(header.offset) was not written in epoch "
+                + "\(header.epochId): this log is not the one the snapshot was taken of"
+        }
+        return nil
+    }
+}
