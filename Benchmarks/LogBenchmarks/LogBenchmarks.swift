@@ -92,8 +92,26 @@ let benchmarks: @Sendable () -> Void = {
         let directory = try workload.writtenLog()
         var options = LogbookOptions()
         options.durability = .buffered
+        options.snapshots = .off  // the whole log every time
         for _ in benchmark.scaledIterations {
             let logbook = try Logbook.open(directory: directory, options: options)
+            blackHole(logbook.nextOffset)
+            try logbook.close()
+        }
+    }
+
+    // The same log opened from a replica snapshot covering all of it (no tail).
+    Benchmark("open-from-snapshot-\(workload.changes.count)-changes") { benchmark in
+        let directory = try workload.writtenLog(fresh: true)
+        var options = LogbookOptions()
+        options.durability = .buffered
+        options.snapshots.onCloseAfterBytes = nil
+        let writer = try Logbook.open(directory: directory, options: options)
+        try writer.writeSnapshot()
+        try writer.close()
+        for _ in benchmark.scaledIterations {
+            let logbook = try Logbook.open(directory: directory, options: options)
+            precondition(logbook.snapshotLoad.file != nil, "no snapshot loaded")
             blackHole(logbook.nextOffset)
             try logbook.close()
         }

@@ -8,22 +8,18 @@ struct SnapshotCommand: ParsableCommand {
         commandName: "snapshot",
         abstract: "Write a snapshot of the replica, so the next open replays only what follows.",
         discussion: """
-            A snapshot holds the replica's state (records, column versions, tombstones, clock) \
-            and the log offset it covers, checksummed (docs/format/replica-snapshot.md). Opening \
-            loads the newest one that checks out against the log and replays only the records \
-            after it; one that does not is renamed *.set-aside and the log replayed. The engine \
-            also writes them on close and every 64 MiB logged; tombstone GC removes them. The \
-            two newest are kept.
+            The replica's state (records, column versions, tombstones, clock) as of a log offset \
+            (docs/format/replica-snapshot.md). Opening loads the newest one that checks out and \
+            replays the log after it; one that does not is renamed *.set-aside. Also written on \
+            close and every 64 MiB logged; GC removes them; the two newest are kept.
             """)
 
     @OptionGroup var target: DirectoryArgument
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        var policy = SnapshotPolicy()
-        policy.onCloseAfterBytes = nil  // the one written below is the one reported
         let logbook = try openLogbook(
-            target.directory, durability: .buffered, progress: true, snapshots: policy)
+            target.directory, durability: .buffered, progress: true, snapshots: .loadOnly)
         let report: SnapshotReport
         do {
             report = try logbook.writeSnapshot()

@@ -25,16 +25,13 @@ struct ViewCheckpointFile {
 
     func encoded() -> [UInt8] {
         var bytes = Self.magic
-        func put<T: FixedWidthInteger>(_ number: T) {
-            withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
-        }
-        put(Self.formatVersion)
-        put(offset)
-        put(anchor)
-        put(digest.high)
-        put(digest.low)
-        put(UInt64(state.count))
-        put(state.withUnsafeBytes { CRC32C.checksum($0) })
+        bytes.appendLittleEndian(Self.formatVersion)
+        bytes.appendLittleEndian(offset)
+        bytes.appendLittleEndian(anchor)
+        bytes.appendLittleEndian(digest.high)
+        bytes.appendLittleEndian(digest.low)
+        bytes.appendLittleEndian(UInt64(state.count))
+        bytes.appendLittleEndian(state.withUnsafeBytes { CRC32C.checksum($0) })
         bytes.append(contentsOf: state)
         return bytes
     }
@@ -44,24 +41,17 @@ struct ViewCheckpointFile {
         guard bytes.count >= headerSize, Array(bytes[0..<4]) == magic else {
             return .failure(.init("not a view checkpoint (bad magic or short header)"))
         }
-        var position = 4
-        func take<T: FixedWidthInteger>(_: T.Type) -> T {
-            var value: T = 0
-            withUnsafeMutableBytes(of: &value) { target in
-                for index in 0..<MemoryLayout<T>.size { target[index] = bytes[position + index] }
-            }
-            position += MemoryLayout<T>.size
-            return T(littleEndian: value)
+        let (version, offset, anchor, digest, length, crc) = bytes.withUnsafeBytes { buffer in
+            var reader = LittleEndianReader(buffer, from: 4)
+            return (
+                reader.take(UInt32.self), reader.take(UInt64.self), reader.take(UInt32.self),
+                StateDigest(high: reader.take(UInt64.self), low: reader.take(UInt64.self)),
+                reader.take(UInt64.self), reader.take(UInt32.self)
+            )
         }
-        let version = take(UInt32.self)
         guard version == formatVersion else {
             return .failure(.init("checkpoint format \(version), expected \(formatVersion)"))
         }
-        let offset = take(UInt64.self)
-        let anchor = take(UInt32.self)
-        let digest = StateDigest(high: take(UInt64.self), low: take(UInt64.self))
-        let length = take(UInt64.self)
-        let crc = take(UInt32.self)
         guard length == UInt64(bytes.count - headerSize) else {
             return .failure(.init("state length \(length), file holds \(bytes.count - headerSize)"))
         }

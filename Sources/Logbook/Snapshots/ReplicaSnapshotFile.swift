@@ -46,18 +46,15 @@ struct ReplicaSnapshotFile: Sendable {
     func encodedHeader() -> [UInt8] {
         var bytes = Self.magic
         bytes.reserveCapacity(Self.headerSize)
-        func put<T: FixedWidthInteger>(_ number: T) {
-            withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
-        }
-        put(Self.formatVersion)
+        bytes.appendLittleEndian(Self.formatVersion)
         for number in [
             nodeId, offset, epochId, clock, digest.high, digest.low, check.high, check.low,
             entryCount, bodyLength,
         ] {
-            put(number)
+            bytes.appendLittleEndian(number)
         }
-        put(lastBatchCRC)
-        put(bytes.withUnsafeBytes { CRC32C.checksum($0) })
+        bytes.appendLittleEndian(lastBatchCRC)
+        bytes.appendLittleEndian(bytes.withUnsafeBytes { CRC32C.checksum($0) })
         return bytes
     }
 
@@ -66,25 +63,15 @@ struct ReplicaSnapshotFile: Sendable {
         guard bytes.count >= headerSize, Array(bytes[0..<4]) == magic else {
             return .failure(.init("not a replica snapshot (bad magic or short header)"))
         }
-        var position = 4
-        func take<T: FixedWidthInteger>(_: T.Type) -> T {
-            var value: T = 0
-            withUnsafeMutableBytes(of: &value) { target in
-                target.copyMemory(
-                    from: UnsafeRawBufferPointer(
-                        rebasing: bytes[position..<(position + MemoryLayout<T>.size)]))
-            }
-            position += MemoryLayout<T>.size
-            return T(littleEndian: value)
-        }
-        let version = take(UInt32.self)
+        var reader = LittleEndianReader(bytes, from: 4)
+        let version = reader.take(UInt32.self)
         guard version == formatVersion else {
             return .failure(.init("snapshot format \(version), expected \(formatVersion)"))
         }
         var numbers: [UInt64] = []
-        for _ in 0..<10 { numbers.append(take(UInt64.self)) }
-        let lastBatchCRC = take(UInt32.self)
-        let headerCRC = take(UInt32.self)
+        for _ in 0..<10 { numbers.append(reader.take(UInt64.self)) }
+        let lastBatchCRC = reader.take(UInt32.self)
+        let headerCRC = reader.take(UInt32.self)
         guard
             CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<(headerSize - 4)]))
                 == headerCRC

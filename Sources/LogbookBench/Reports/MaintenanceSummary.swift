@@ -18,6 +18,9 @@ package struct MaintenanceSummary: Encodable {
     package var fencedRecords: Int
     /// The first offset a peer can still pull from.
     package var historyStart: UInt64
+    /// The replica snapshot an open loads (checked as opening checks it), and any it would
+    /// set aside.
+    package var snapshot: SnapshotLoad
 
     /// Opens `directory` read-only (no byte changes) and runs a dry-run compaction.
     package init(directory: String) throws {
@@ -38,12 +41,23 @@ package struct MaintenanceSummary: Encodable {
         collectedBelow = logbook.collectedBelow
         fencedRecords = logbook.fencedRecordCount
         historyStart = logbook.historyStart
+        snapshot = logbook.snapshotLoad
     }
 
     var text: String {
         """
         dirty ratio: \(String(format: "%.2f", dirtyRatio)) of \(sealedRecords) sealed records are superseded; live tombstones: \(liveTombstones); live keys: \(liveKeys)
         tombstone GC: node \(nodeId) holds \(tombstones) tombstones; collected below offset \(collectedBelow); \(fencedRecords) collected records fenced; history starts at \(historyStart)
-        """
+        """ + snapshotText
+    }
+
+    private var snapshotText: String {
+        var lines = snapshot.setAside.map { "\nsnapshot NOT TRUSTED: \($0)" }
+        lines.append(
+            snapshot.file.map {
+                "\nsnapshot: \($0) checks out (offset \(snapshot.offset), \(snapshot.entries) entries); "
+                    + "opening replays the log from there"
+            } ?? "\nsnapshot: none usable; opening replays the whole log")
+        return lines.joined()
     }
 }

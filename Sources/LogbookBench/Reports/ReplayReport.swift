@@ -41,7 +41,7 @@ package struct ReplayReport: CommandReport {
     }
 
     package var text: String {
-        var prefix = snapshot.setAside.map { "set aside: \($0)\n" }.joined()
+        var prefix = snapshot.setAside.map { "snapshot not trusted: \($0)\n" }.joined()
         if let file = snapshot.file {
             prefix +=
                 "loaded \(file) (offset \(snapshot.offset), \(snapshot.entries) entries) in "

@@ -20,7 +20,7 @@ package struct SnapshotCommandReport: CommandReport {
 
     package var text: String {
         var lines: [String] = []
-        for reason in loaded.setAside { lines.append("set aside: \(reason)") }
+        for reason in loaded.setAside { lines.append("snapshot not trusted, set aside: \(reason)") }
         if let file = loaded.file {
             lines.append(
                 "opened from \(file) (offset \(loaded.offset), \(loaded.entries) entries, "
