@@ -150,7 +150,7 @@ struct LogBenchmark {
                 changesPerSecond: Double(decoded.changes) / openSeconds,
                 rawMegabytesPerSecond: Double(decoded.rawBytes) / openSeconds / 1e6,
                 diskMegabytesPerSecond: Double(size) / openSeconds / 1e6, peakMegabytes: openPeak,
-                note: "one core"),
+                note: "two threads: read + decode, restore"),
         ] + snapshotFigures
     }
 

@@ -2,8 +2,23 @@ import LogbookCRDT
 import LogbookStorage
 
 /// Rebuilds a CRDT from its log: each batch is read, checked and decoded once, its changes
-/// restored in log order with their stored local versions.
+/// restored in log order with their stored local versions. Reading and decoding run on a
+/// thread of their own, restoring on the caller's (`PipelinedStages`), for logs over
+/// `pipelineBytesMin`.
 enum Replayer {
+    /// Smaller logs replay on one thread: a thread costs more than it would save.
+    static let pipelineBytesMin: Int64 = 1 << 20
+
+    /// One decoded batch, handed from the reading stage to the restoring one.
+    struct DecodedBatch: Sendable {
+        var header: BatchHeader
+        var changes: [Change<String, String, Value>]
+        /// Each change's offset (only when views or a snapshot need them).
+        var offsets: [UInt64]
+        /// The highest clock record at or after the state's start in the batch (0: none).
+        var highestClock: UInt64
+    }
+
     /// The CRDT is restored the records at offsets from `stateStart` on (0 for a full
     /// rebuild; a loaded snapshot's offset otherwise). Views are applied the changes at
     /// offsets from their `start` on (likewise, for checkpoints); the caller resets or
@@ -16,51 +31,34 @@ enum Replayer {
         let started = ContinuousClock.now
         var statistics = ReplayStatistics()
         let total = log.sizeBytes
-        var changes: [Change<String, String, Value>] = []
-        var offsets: [UInt64] = []
-        var scratch = Change<String, String, Value>(
-            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
-            localDbVersion: 0)
         var highestClock: UInt64 = 0
         do {
             let start = max(log.startOffset, views.map(\.start).reduce(stateStart, min))
             let cursor = try log.makeCursor(from: start)
             let keepsOffsets = !views.isEmpty || stateStart > 0
-            while try cursor.next() {
-                guard let header = cursor.header else { break }
-                changes.removeAll(keepingCapacity: true)
-                offsets.removeAll(keepingCapacity: true)
-                try cursor.forEachRecord { (offset, bytes) throws(LogbookError) in
-                    switch ChangeRecordCodec.decode(bytes, into: &scratch) {
-                    case .change:
-                        changes.append(scratch)
-                        if keepsOffsets { offsets.append(offset) }
-                    case .clock(let time) where offset >= stateStart:
-                        highestClock = max(highestClock, time)
-                    case .clock: break
-                    case .failure(let failure):
-                        throw LogbookError(
-                            .corruption, failure.description, path: cursor.location.path,
-                            logOffset: offset)
+            try PipelinedStages.run(
+                inline: total < pipelineBytesMin,
+                produce: { emit in
+                    try decodeBatches(
+                        cursor, keepsOffsets: keepsOffsets, stateStart: stateStart, emit)
+                },
+                consume: { (batch: DecodedBatch) in
+                    let (header, changes, offsets) = (batch.header, batch.changes, batch.offsets)
+                    if header.baseOffset >= stateStart {
+                        crdt.restore(changes)
+                    } else if header.nextOffset > stateStart {
+                        crdt.restore(
+                            zip(changes, offsets).lazy.filter { $0.1 >= stateStart }.map(\.0))
                     }
-                }
-                if header.baseOffset >= stateStart {
-                    crdt.restore(changes)
-                } else if header.nextOffset > stateStart {
-                    crdt.restore(zip(changes, offsets).lazy.filter { $0.1 >= stateStart }.map(\.0))
-                }
-                for (view, start) in views where start < header.nextOffset {
-                    for (change, offset) in zip(changes, offsets) where offset >= start {
-                        view.apply(change, at: offset)
+                    for (view, start) in views where start < header.nextOffset {
+                        for (change, offset) in zip(changes, offsets) where offset >= start {
+                            view.apply(change, at: offset)
+                        }
                     }
-                }
-                statistics.batches += 1
-                statistics.records += Int(header.recordCount)
-                statistics.changes += changes.count
-                statistics.rawBytes += Int64(header.rawLength)
-                statistics.storedBytes += Int64(header.totalSize)
-                progress?(statistics.storedBytes, total)
-            }
+                    highestClock = max(highestClock, batch.highestClock)
+                    statistics.add(header, changes: changes.count)
+                    progress?(statistics.storedBytes, total)
+                })
         } catch let error as LogbookError {
             throw error
         } catch let error as StorageError {
@@ -71,5 +69,46 @@ enum Replayer {
         crdt.advanceClock(to: highestClock)
         statistics.seconds = Double((ContinuousClock.now - started) / .nanoseconds(1)) / 1e9
         return statistics
+    }
+
+    /// The reading stage: every batch from the cursor, decoded, until `emit` says stop.
+    private static func decodeBatches(
+        _ cursor: LogCursor, keepsOffsets: Bool, stateStart: UInt64,
+        _ emit: (DecodedBatch) -> Bool
+    ) throws {
+        var scratch = Change<String, String, Value>(
+            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
+            localDbVersion: 0)
+        while try cursor.next() {
+            guard let header = cursor.header else { break }
+            var batch = DecodedBatch(header: header, changes: [], offsets: [], highestClock: 0)
+            batch.changes.reserveCapacity(Int(header.recordCount))
+            try cursor.forEachRecord { (offset, bytes) throws(LogbookError) in
+                switch ChangeRecordCodec.decode(bytes, into: &scratch) {
+                case .change:
+                    batch.changes.append(scratch)
+                    if keepsOffsets { batch.offsets.append(offset) }
+                case .clock(let time) where offset >= stateStart:
+                    batch.highestClock = max(batch.highestClock, time)
+                case .clock: break
+                case .failure(let failure):
+                    throw LogbookError(
+                        .corruption, failure.description, path: cursor.location.path,
+                        logOffset: offset)
+                }
+            }
+            guard emit(batch) else { return }
+        }
+    }
+}
+
+extension ReplayStatistics {
+    /// Counts one replayed batch.
+    mutating func add(_ header: BatchHeader, changes: Int) {
+        batches += 1
+        records += Int(header.recordCount)
+        self.changes += changes
+        rawBytes += Int64(header.rawLength)
+        storedBytes += Int64(header.totalSize)
     }
 }

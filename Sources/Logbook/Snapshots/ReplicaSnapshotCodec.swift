@@ -82,37 +82,60 @@ enum ReplicaSnapshotCodec {
     }
 
     /// Unpacks every batch of `body` and restores its changes; returns why it failed.
+    /// Unpacking and decoding run on a thread of their own for bodies over 1 MiB.
     private static func restoreBody(
         _ body: UnsafeRawBufferPointer, header: ReplicaSnapshotFile,
         into crdt: CRDT<String, String, Value>
     ) -> String? {
+        do {
+            try PipelinedStages.run(
+                inline: body.count < 1 << 20,
+                produce: { emit in try decodeBatches(body, header: header, emit) },
+                consume: { (changes: [Change<String, String, Value>]) in
+                    crdt.restoreGrouped(changes)
+                })
+        } catch let rejection as CheckpointRejection {
+            return rejection.reason
+        } catch {
+            return "\(error)"
+        }
+        crdt.advanceClock(to: header.clock)
+        return nil
+    }
+
+    /// The reading stage: each batch checked (header, sequence, CRC, framing) and decoded.
+    private static func decodeBatches(
+        _ body: UnsafeRawBufferPointer, header: ReplicaSnapshotFile,
+        _ emit: ([Change<String, String, Value>]) -> Bool
+    ) throws(CheckpointRejection) {
         var position = 0
         var previousCRC: UInt32 = 0
         var expectedOffset: UInt64 = 0
         var raw: [UInt8] = []
-        var changes: [Change<String, String, Value>] = []
         var scratch = Change<String, String, Value>(
             recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
             localDbVersion: 0)
+        func failure(_ reason: String) -> CheckpointRejection {
+            CheckpointRejection("batch at body byte \(position): \(reason)")
+        }
         while position < body.count {
             let remaining = UnsafeRawBufferPointer(rebasing: body[position...])
             let batch: BatchHeader
             switch BatchHeader.decode(remaining) {
-            case .failure(let failure): return "batch at body byte \(position): \(failure)"
+            case .failure(let reason): throw failure("\(reason)")
             case .success(let decoded): batch = decoded
             }
-            guard batch.totalSize <= remaining.count else {
-                return "batch at body byte \(position) runs past the file"
-            }
+            guard batch.totalSize <= remaining.count else { throw failure("runs past the file") }
             guard batch.previousBatchCRC == previousCRC, batch.baseOffset == expectedOffset else {
-                return "batch at body byte \(position) is out of sequence"
+                throw failure("out of sequence")
             }
             let stored = UnsafeRawBufferPointer(
                 rebasing: remaining[BatchHeader.size..<batch.totalSize])
-            if let failure = BatchDecoder.unpack(header: batch, storedPayload: stored, into: &raw) {
-                return "batch at body byte \(position): \(failure)"
+            if let reason = BatchDecoder.unpack(header: batch, storedPayload: stored, into: &raw) {
+                throw failure(reason)
             }
-            changes.removeAll(keepingCapacity: true)
+            var changes: [Change<String, String, Value>] = []
+            changes.reserveCapacity(Int(batch.recordCount))
             var recordFailure: String?
             let framing = raw.withUnsafeBytes { payload in
                 BatchDecoder.forEachRecord(payload) { _, record in
@@ -124,18 +147,15 @@ enum ReplicaSnapshotCodec {
                     return recordFailure == nil
                 }
             }
-            if let failure = framing ?? recordFailure {
-                return "batch at body byte \(position): \(failure)"
-            }
-            crdt.restoreGrouped(changes)
+            if let reason = framing ?? recordFailure { throw failure(reason) }
+            guard emit(changes) else { return }
             previousCRC = batch.batchCRC
             expectedOffset = batch.nextOffset
             position += batch.totalSize
         }
         guard previousCRC == header.lastBatchCRC, expectedOffset == header.entryCount else {
-            return "the body ends after \(expectedOffset) entries, header says \(header.entryCount)"
+            throw CheckpointRejection(
+                "the body ends after \(expectedOffset) entries, header says \(header.entryCount)")
         }
-        crdt.advanceClock(to: header.clock)
-        return nil
     }
 }
