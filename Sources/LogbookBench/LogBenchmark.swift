@@ -23,9 +23,9 @@ struct LogBenchmark {
     var logDirectory: String { directory + "/log" }
 
     /// How many times `run()` reports progress: the read figures' five steps (write the
-    /// log, decode, open, write a snapshot, open from it), plus six append steps, compaction, four baselines and the
-    /// ceilings for the full suite. Keep in step with the `progress` calls.
-    var stepCount: Int { readOnly ? 5 : 17 }
+    /// log, decode, open, write a snapshot, open from it), plus six append steps, compaction,
+    /// four baselines, JSON decoding and the ceilings for the full suite. Keep in step with the `progress` calls.
+    var stepCount: Int { readOnly ? 5 : 18 }
 
     func run() async throws -> [BenchFigure] {
         try? FileManager.default.removeItem(atPath: directory)
@@ -43,7 +43,10 @@ struct LogBenchmark {
         if !readOnly {
             figures += try await compactionFigure()
             figures += try await baselineFigures(bulk)
+            figures += try await jsonDecodingFigures(bulk)
             figures += try ceilingFigures(changes: written)
+            annotateGroupCommitBound(
+                &figures, changesPerCall: Double(bulk.count) / Double(max(1, operations.count)))
         }
         return figures
     }
