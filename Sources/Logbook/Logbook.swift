@@ -255,6 +255,10 @@ public final class Logbook: @unchecked Sendable {
         if let threshold = snapshotPolicy.onCloseAfterBytes, uncovered >= threshold {
             do { _ = try writeReplicaSnapshot() } catch { snapshotFailure = error }
         }
+        // A background snapshot still being written finishes first, and none starts after:
+        // no file is written once the directory's lock is released.
+        snapshotWriting.lock()
+        defer { snapshotWriting.unlock() }
         try locked { () throws(LogbookError) in
             do throws(StorageError) { try log.close() } catch { throw fail(error) }
             if failure == nil {

@@ -37,9 +37,14 @@ import Testing
             // those kills land in later compactions, the other rounds' kills anywhere.
             let delay = Double.random(in: whileCompacting ? 0.05...0.8 : 0.02...0.3, using: &random)
             let awaitCompaction = whileCompacting && round % 2 == 1
-            let lines = try runAndKill(
-                executable, directory: directory, after: delay, compacting: whileCompacting,
-                startingAt: awaitCompaction ? "\ncompacted " : "ready\n")
+            // On a thread of its own: waiting for the writer and sleeping must not hold one of
+            // the two task-pool threads the rest of the suite runs on.
+            let (lines, reason) = try await onOwnThread { [directory] in
+                try runAndKill(
+                    executable, directory: directory, after: delay, compacting: whileCompacting,
+                    startingAt: awaitCompaction ? "\ncompacted " : "ready\n")
+            }
+            #expect(reason == .uncaughtSignal, "round \(round): the writer was not killed")
             let acks = lines.compactMap(parseAck)
             compactions += lines.filter { $0.hasPrefix("compacted") }.count
             if !acks.isEmpty { roundsWithAcks += 1 }
@@ -71,11 +76,11 @@ import Testing
 
     /// Starts the writer, waits until it has printed `marker` (its `ready` line, so a slow
     /// start on a loaded machine does not eat the delay, or its first compaction), lets it run
-    /// for `delay` seconds, SIGKILLs it; returns the lines it printed.
+    /// for `delay` seconds, SIGKILLs it; returns the lines it printed and how it ended.
     private func runAndKill(
         _ executable: URL, directory: String, after delay: Double, compacting: Bool,
         startingAt marker: String
-    ) throws -> [Substring] {
+    ) throws -> ([Substring], Process.TerminationReason) {
         let process = Process()
         process.executableURL = executable
         process.arguments =
@@ -97,13 +102,12 @@ import Testing
         Thread.sleep(forTimeInterval: delay)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
         data.append(output.fileHandleForReading.readDataToEndOfFile())
         // Only whole lines count: a line cut by the kill was never fully reported.
         let text = String(decoding: data, as: UTF8.self)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         if !text.hasSuffix("\n"), !lines.isEmpty { lines.removeLast() }
-        return lines
+        return (lines, process.terminationReason)
     }
 
     private func parseAck(_ line: Substring) -> (String, Int64)? {

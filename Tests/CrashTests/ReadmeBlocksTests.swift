@@ -22,7 +22,7 @@ import Testing
         }
     }
 
-    @Test func theCommandLineBlocksRunAsWritten() throws {
+    @Test func theCommandLineBlocksRunAsWritten() async throws {
         guard let logbook = LogbookExecutable.built() else { return }
         let blocks = try Self.commandLineBlocks()
         try #require(blocks.count >= 4, "the README's command-line blocks were not found")
@@ -55,8 +55,13 @@ import Testing
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        let collected = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // The blocks take a while: wait on a thread of its own, not on the task pool.
+        let reading = output.fileHandleForReading
+        let collected = try await onOwnThread {
+            let data = reading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return data
+        }
         let text = String(decoding: collected, as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(text.suffix(3000))")
         #expect(text.contains("initialized data for node 1"))

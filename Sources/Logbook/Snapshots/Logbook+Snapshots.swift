@@ -125,14 +125,17 @@ extension Logbook {
         guard due else { return }
         // A thread of its own: the work is O(state) and blocking, kept off the task pool.
         Thread { [self] in
-            var failure: String?
+            var snapshotFailure: String?
             do { try writeSnapshot() } catch {
-                metrics.snapshotFailures.increment()
-                failure = "\(error)"
+                snapshotFailure = "\(error)"
             }
             locked {
                 snapshots.inFlight = false
-                snapshots.lastFailure = failure
+                // An instance that failed or closed meanwhile refuses snapshots: that is its
+                // own failure, not a snapshot's.
+                guard failure == nil else { return }
+                if snapshotFailure != nil { metrics.snapshotFailures.increment() }
+                snapshots.lastFailure = snapshotFailure
             }
         }.start()
     }
