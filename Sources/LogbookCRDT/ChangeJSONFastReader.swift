@@ -277,13 +277,10 @@ struct ChangeJSONFastReader {
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { return false }
             position += 1
             skipWhitespace()
-            guard member(&self, key) else { return false }
-            skipWhitespace()
-            guard position < bytes.count else { return false }
-            let separator = bytes[position]
-            position += 1
-            if separator == UInt8(ascii: "}") { return true }
-            guard separator == UInt8(ascii: ",") else { return false }
+            guard member(&self, key), let closed = closedOrComma(UInt8(ascii: "}")) else {
+                return false
+            }
+            if closed { return true }
         }
     }
 
@@ -303,13 +300,20 @@ struct ChangeJSONFastReader {
         while true {
             guard let next = element(&self) else { return nil }
             elements.append(next)
-            skipWhitespace()
-            guard position < bytes.count else { return nil }
-            let separator = bytes[position]
-            position += 1
-            if separator == UInt8(ascii: "]") { return elements }
-            guard separator == UInt8(ascii: ",") else { return nil }
+            guard let closed = closedOrComma(UInt8(ascii: "]")) else { return nil }
+            if closed { return elements }
         }
+    }
+
+    /// After a member or element: true at `closing` (consumed), false at a comma (consumed),
+    /// nil for anything else.
+    private mutating func closedOrComma(_ closing: UInt8) -> Bool? {
+        skipWhitespace()
+        guard position < bytes.count else { return nil }
+        let separator = bytes[position]
+        position += 1
+        if separator == closing { return true }
+        return separator == UInt8(ascii: ",") ? false : nil
     }
 
     /// Reads `word` (true, false, null) when it is next.

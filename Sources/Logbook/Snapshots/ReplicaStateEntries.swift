@@ -17,10 +17,7 @@ enum ReplicaStateEntries {
         _ body: (_ record: [UInt8], _ version: UInt64) -> Void
     ) {
         var bytes: [UInt8] = []
-        let data = crdt.getData()
-        let tombstones = crdt.getTombstones()
-        for recordId in sorted ? data.keys.sorted() : Array(data.keys) {
-            guard let record = data[recordId] else { continue }
+        func emit(_ recordId: String, _ record: Record<String, Value>) {
             record.forEachColumn { column, version, value in
                 bytes.removeAll(keepingCapacity: true)
                 let change = Change<String, String, Value>(
@@ -31,8 +28,7 @@ enum ReplicaStateEntries {
                 body(bytes, version.localDbVersion)
             }
         }
-        for recordId in sorted ? tombstones.keys.sorted() : Array(tombstones.keys) {
-            guard let tombstone = tombstones[recordId] else { continue }
+        func emit(_ recordId: String, _ tombstone: TombstoneInfo) {
             bytes.removeAll(keepingCapacity: true)
             let deletion = Change<String, String, Value>(
                 recordId: recordId, colName: nil, value: nil, colVersion: tombstoneColumnVersion,
@@ -40,6 +36,18 @@ enum ReplicaStateEntries {
                 localDbVersion: tombstone.localDbVersion)
             ChangeRecordCodec.encode(.change(deletion), into: &bytes)
             body(bytes, tombstone.localDbVersion)
+        }
+        let data = crdt.getData()
+        let tombstones = crdt.getTombstones()
+        if sorted {
+            for recordId in data.keys.sorted() { data[recordId].map { emit(recordId, $0) } }
+            for recordId in tombstones.keys.sorted() {
+                tombstones[recordId].map { emit(recordId, $0) }
+            }
+        } else {
+            // Straight over the dictionaries: no key array, no second lookup per id.
+            for (recordId, record) in data { emit(recordId, record) }
+            for (recordId, tombstone) in tombstones { emit(recordId, tombstone) }
         }
     }
 
