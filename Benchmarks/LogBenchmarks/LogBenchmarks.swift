@@ -168,6 +168,23 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: Reading crdt-lite JSON (decode only, no CRDT)
+
+    Benchmark("json-read-crdt-lite-array-swift-form-\(workload.changes.count)-changes") {
+        benchmark in
+        let data = try JSONEncoder().encode(workload.changes)
+        for _ in benchmark.scaledIterations {
+            blackHole(try ChangeJSON.decodeArray(data, as: Change<String, String, Value>.self))
+        }
+    }
+
+    Benchmark("json-read-lines-rust-form-\(workload.changes.count)-changes") { benchmark in
+        let data = try ChangeJSON.encodeLines(workload.changes, format: .rust)
+        for _ in benchmark.scaledIterations {
+            blackHole(try ChangeJSON.decodeLines(data, as: Change<String, String, Value>.self))
+        }
+    }
+
     // MARK: Ceilings
 
     Benchmark("ceiling-liblz4-decompression-of-log-payloads") { benchmark in

@@ -14,8 +14,7 @@ struct ChangeFields {
 
     /// Notes a key; false for a second one of a field or a key of the other form.
     mutating func take(_ field: ChangeField, in keyForm: ChangeJSONFormat) -> Bool {
-        // "value" and "flags" are spelled alike in both forms.
-        if field.swiftName != field.rustName {
+        if !field.isSpelledAlike {
             if let form, form != keyForm { return false }
             form = keyForm
         }
@@ -35,7 +34,8 @@ struct ChangeFields {
         }
     }
 
-    var change: Change<String, String, Value>? {
+    /// The change the fields make, moved out of them (no copy of their strings).
+    consuming func change() -> Change<String, String, Value>? {
         guard form != nil, let recordId, let colVersion, let dbVersion, let nodeId,
             let localDbVersion
         else { return nil }

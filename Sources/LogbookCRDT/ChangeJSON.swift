@@ -20,10 +20,16 @@ public enum ChangeJSON {
     }
 
     /// Decodes one change from a JSON object in either form.
+    @inlinable
     public static func decode<K, C, V>(
         _ data: Data, as type: Change<K, C, V>.Type = Change<K, C, V>.self
     ) throws(ChangeJSONError) -> Change<K, C, V> {
-        try decode(data, line: nil)
+        if Change<K, C, V>.self == Change<String, String, Value>.self,
+            let change = plainChange(data).flatMap({ sameType($0, as: Change<K, C, V>.self) })
+        {
+            return change
+        }
+        return try decodeWithFoundation(data, line: nil)
     }
 
     /// Encodes changes as JSON lines: one object per line, each line ending in `\n`.
@@ -42,6 +48,7 @@ public enum ChangeJSON {
     ///
     /// Throws at the first bad line with its number; use `ChangeJSONLinesReader` to keep the
     /// changes read before it.
+    @inlinable
     public static func decodeLines<K, C, V>(
         _ data: Data, as type: Change<K, C, V>.Type = Change<K, C, V>.self
     ) throws(ChangeJSONError) -> [Change<K, C, V>] {
@@ -54,14 +61,42 @@ public enum ChangeJSON {
     }
 
     /// Decodes an array of changes in either form (the body of a crdt-lite `POST`).
+    @inlinable
     public static func decodeArray<K, C, V>(
         _ data: Data, as type: Change<K, C, V>.Type = Change<K, C, V>.self
     ) throws(ChangeJSONError) -> [Change<K, C, V>] {
-        if K.self == String.self, C.self == String.self, V.self == Value.self,
-            let changes = ChangeJSONFastReader.changes(data) as? [Change<K, C, V>]
+        if Change<K, C, V>.self == Change<String, String, Value>.self,
+            let changes = plainChanges(data).flatMap({
+                sameType($0, as: [Change<K, C, V>].self)
+            })
         {
             return changes
         }
+        return try decodeArrayWithFoundation(data)
+    }
+
+    // The generic entry points above are inlinable so that a caller's concrete types reach
+    // them: the type test folds away and the fast path costs no metadata lookup or dynamic
+    // cast per change. What they call stays out of line.
+
+    /// One plain change read in place (`ChangeJSONFastReader`), or nil for `JSONDecoder`.
+    @usableFromInline
+    static func plainChange(_ data: some DataProtocol & ContiguousBytes) -> Change<
+        String, String, Value
+    >? {
+        ChangeJSONFastReader.change(data)
+    }
+
+    /// An array of plain changes read in place, or nil for `JSONDecoder`.
+    @usableFromInline
+    static func plainChanges(_ data: Data) -> [Change<String, String, Value>]? {
+        ChangeJSONFastReader.changes(data)
+    }
+
+    @usableFromInline
+    static func decodeArrayWithFoundation<K, C, V>(_ data: Data) throws(ChangeJSONError)
+        -> [Change<K, C, V>]
+    {
         do {
             return try JSONDecoder().decode([Change<K, C, V>].self, from: data)
         } catch {
@@ -69,16 +104,11 @@ public enum ChangeJSON {
         }
     }
 
-    /// One change; plain `Change<String, String, Value>` JSON is read in place
-    /// (`ChangeJSONFastReader`), anything else — and every error — by `JSONDecoder`.
-    static func decode<K, C, V>(
+    /// One change by `JSONDecoder`: what the fast reader left, and every error.
+    @usableFromInline
+    static func decodeWithFoundation<K, C, V>(
         _ data: some DataProtocol & ContiguousBytes, line: Int?
     ) throws(ChangeJSONError) -> Change<K, C, V> {
-        if K.self == String.self, C.self == String.self, V.self == Value.self,
-            let change = ChangeJSONFastReader.change(data) as? Change<K, C, V>
-        {
-            return change
-        }
         do {
             return try JSONDecoder().decode(Change<K, C, V>.self, from: Data(data))
         } catch {
@@ -100,28 +130,27 @@ public struct ChangeJSONLinesReader<
     K: Hashable & Codable & Sendable,
     C: Hashable & Codable & Sendable, V: Hashable & Codable & Sendable
 > {
-    private let data: Data
-    private var position: Data.Index
+    @usableFromInline var cursor: JSONLinesCursor
+
     /// The 1-based number of the line most recently read (0 before the first).
-    public private(set) var lineNumber = 0
+    public var lineNumber: Int { cursor.lineNumber }
 
     /// Creates a reader over a whole JSON-lines input.
-    public init(_ data: Data) {
-        self.data = data
-        position = data.startIndex
-    }
+    public init(_ data: Data) { cursor = JSONLinesCursor(data) }
 
     /// The next change, or nil at the end of the input. Throws `ChangeJSONError` naming the
     /// line for malformed input; later calls continue with the following line.
+    @inlinable
     public mutating func next() throws(ChangeJSONError) -> Change<K, C, V>? {
-        while position < data.endIndex {
-            let lineEnd = data[position...].firstIndex(of: UInt8(ascii: "\n")) ?? data.endIndex
-            var line = data[position..<lineEnd]
-            position = lineEnd < data.endIndex ? data.index(after: lineEnd) : lineEnd
-            lineNumber += 1
-            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            return try ChangeJSON.decode(line, line: lineNumber)
+        while let line = cursor.nextLine() {
+            if Change<K, C, V>.self == Change<String, String, Value>.self,
+                let change = line.change.flatMap({ sameType($0, as: Change<K, C, V>.self) })
+            {
+                return change
+            }
+            if cursor.isBlank(line.range) { continue }
+            return try ChangeJSON.decodeWithFoundation(
+                cursor.data[line.range], line: cursor.lineNumber)
         }
         return nil
     }

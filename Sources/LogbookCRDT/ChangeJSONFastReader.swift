@@ -5,30 +5,37 @@ import Foundation
 ///
 /// It reads only what it can read exactly as `JSONDecoder` and `Change+Codable` would, and
 /// answers nil for everything else — malformed JSON, a missing or unknown key, a key given
-/// twice, the two forms mixed, a number it would have to round, a string with a lone
-/// surrogate, nesting deeper than `depthMax` — so the caller then decodes with
-/// `JSONDecoder`, which gives the same change or today's error (line, field, expectation).
-/// Foundation's decoder builds a tree of the whole document and a keyed container per
-/// change; this reads each value once, in place.
+/// twice or spelled with escapes, the two forms mixed, a number it would have to round, a
+/// string with a lone surrogate, nesting deeper than `depthMax` — so the caller then decodes
+/// with `JSONDecoder`, which gives the same change or today's error (line, field,
+/// expectation). Foundation's decoder builds a tree of the whole document and a keyed
+/// container per change; this reads each value once, in place: keys are matched as bytes,
+/// integers are accumulated from their digits, and a string becomes a `String` only when it
+/// is a value.
 struct ChangeJSONFastReader {
     typealias PlainChange = Change<String, String, Value>
 
     /// Deeper nesting in a value goes to `JSONDecoder` (which has its own limit).
     static let depthMax = 64
 
-    private let bytes: UnsafeRawBufferPointer
-    private var position = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position = 0
 
-    private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    private init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes.assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// One change that is the whole of `bytes`, or nil.
+    static func change(_ bytes: UnsafeRawBufferPointer) -> PlainChange? {
+        var reader = ChangeJSONFastReader(bytes)
+        guard let change = reader.change() else { return nil }
+        reader.skipWhitespace()
+        return reader.position == bytes.count ? change : nil
+    }
 
     /// One change that is the whole document, or nil.
     static func change(_ data: some DataProtocol & ContiguousBytes) -> PlainChange? {
-        data.withUnsafeBytes { bytes in
-            var reader = ChangeJSONFastReader(bytes)
-            guard let change = reader.change() else { return nil }
-            reader.skipWhitespace()
-            return reader.position == bytes.count ? change : nil
-        }
+        data.withUnsafeBytes { change($0) }
     }
 
     /// A document that is one array of changes, or nil.
@@ -46,13 +53,14 @@ struct ChangeJSONFastReader {
     private mutating func change() -> PlainChange? {
         var fields = ChangeFields()
         let complete = object { reader, key in
-            guard let (field, form) = Self.field(named: key), fields.take(field, in: form) else {
-                return false
-            }
+            guard !key.hasEscapes,
+                let (field, form) = ChangeField.named(reader.slice(key.bytes)),
+                fields.take(field, in: form)
+            else { return false }
             return reader.read(field, into: &fields)
         }
         guard complete else { return nil }
-        return fields.change
+        return fields.change()
     }
 
     private mutating func read(_ field: ChangeField, into fields: inout ChangeFields) -> Bool {
@@ -77,14 +85,6 @@ struct ChangeJSONFastReader {
         }
     }
 
-    private static func field(named key: String) -> (ChangeField, ChangeJSONFormat)? {
-        for field in ChangeField.allCases {
-            if key == field.swiftName { return (field, .swift) }
-            if key == field.rustName { return (field, .rust) }
-        }
-        return nil
-    }
-
     // MARK: Values
 
     private mutating func value(depth: Int) -> Value? {
@@ -103,10 +103,10 @@ struct ChangeJSONFastReader {
         case UInt8(ascii: "{"):
             var members: [String: Value] = [:]
             let complete = object { reader, key in
-                guard members[key] == nil, let member = reader.value(depth: depth + 1) else {
-                    return false
-                }
-                members[key] = member
+                guard let name = reader.string(key), members[name] == nil,
+                    let member = reader.value(depth: depth + 1)
+                else { return false }
+                members[name] = member
                 return true
             }
             return complete ? Value.untagged(members) : failed
@@ -114,155 +114,13 @@ struct ChangeJSONFastReader {
         }
     }
 
-    /// An integer that fits Int64, or a number with a fraction or an exponent that is not a
-    /// whole number (`JSONDecoder` may read a whole one as an integer: left to it).
-    private mutating func number() -> Value? {
-        let start = position
-        guard let (isInteger, end) = numberEnd() else { return nil }
-        position = end
-        let text = bytes[start..<end]
-        if isInteger {
-            guard let integer = Int64(String(decoding: text, as: UTF8.self)) else { return nil }
-            return .int(integer)
-        }
-        guard let double = Double(String(decoding: text, as: UTF8.self)), double.isFinite,
-            double.rounded(.towardZero) != double
-        else { return nil }
-        return .double(double)
-    }
-
-    /// An unsigned integer written as digits only.
-    private mutating func unsigned() -> UInt64? {
-        skipWhitespace()
-        let start = position
-        guard let (isInteger, end) = numberEnd(), isInteger else { return nil }
-        position = end
-        return UInt64(String(decoding: bytes[start..<end], as: UTF8.self))
-    }
-
-    /// Where the JSON number at `position` ends, and whether it is written as an integer;
-    /// nil when it is not a JSON number.
-    private func numberEnd() -> (isInteger: Bool, end: Int)? {
-        var index = position
-        func digits() -> Int {
-            let first = index
-            while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
-            return index - first
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count else { return nil }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-        } else if digits() == 0 {
-            return nil
-        }
-        var isInteger = true
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard digits() > 0 else { return nil }
-            isInteger = false
-        }
-        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
-            index += 1
-            if index < bytes.count,
-                bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
-            {
-                index += 1
-            }
-            guard digits() > 0 else { return nil }
-            isInteger = false
-        }
-        return (isInteger, index)
-    }
-
-    // MARK: Strings
-
-    /// A string, its escapes resolved; nil for invalid UTF-8, a raw control character, a
-    /// bad escape or a lone surrogate.
-    private mutating func string() -> String? {
-        skipWhitespace()
-        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
-        position += 1
-        let start = position
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
-                let text = String(validating: bytes[start..<position], as: UTF8.self)
-                position += 1
-                return text
-            }
-            if byte == UInt8(ascii: "\\") { return escapedString(from: start) }
-            guard byte >= 0x20 else { return nil }
-            position += 1
-        }
-        return nil
-    }
-
-    /// The rest of a string holding escapes; `start` is just after its opening quote.
-    private mutating func escapedString(from start: Int) -> String? {
-        var utf8 = [UInt8](bytes[start..<position])
-        while position < bytes.count {
-            let byte = bytes[position]
-            position += 1
-            switch byte {
-            case UInt8(ascii: "\""): return String(validating: utf8, as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                guard position < bytes.count else { return nil }
-                let escape = bytes[position]
-                position += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
-                case UInt8(ascii: "b"): utf8.append(0x08)
-                case UInt8(ascii: "f"): utf8.append(0x0C)
-                case UInt8(ascii: "n"): utf8.append(0x0A)
-                case UInt8(ascii: "r"): utf8.append(0x0D)
-                case UInt8(ascii: "t"): utf8.append(0x09)
-                case UInt8(ascii: "u"):
-                    guard let scalar = unicodeEscape() else { return nil }
-                    utf8.append(contentsOf: String(Character(scalar)).utf8)
-                default: return nil
-                }
-            default:
-                guard byte >= 0x20 else { return nil }
-                utf8.append(byte)
-            }
-        }
-        return nil
-    }
-
-    /// The scalar of `\uXXXX` (after its `\u`), joining a surrogate pair; nil for a lone
-    /// surrogate or bad hex.
-    private mutating func unicodeEscape() -> Unicode.Scalar? {
-        guard let high = hex4() else { return nil }
-        guard (0xD800...0xDBFF).contains(high) else {
-            return (0xDC00...0xDFFF).contains(high) ? nil : Unicode.Scalar(high)
-        }
-        guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
-            bytes[position + 1] == UInt8(ascii: "u")
-        else { return nil }
-        position += 2
-        guard let low = hex4(), (0xDC00...0xDFFF).contains(low) else { return nil }
-        return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
-    }
-
-    private mutating func hex4() -> UInt32? {
-        guard position + 4 <= bytes.count else { return nil }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let digit = Character(Unicode.Scalar(bytes[position])).hexDigitValue else {
-                return nil
-            }
-            value = value << 4 | UInt32(digit)
-            position += 1
-        }
-        return value
-    }
-
     // MARK: Structure
 
     /// An object: `member` reads each key's value (false stops the reading); false when the
     /// object is malformed or a member failed.
-    private mutating func object(_ member: (inout ChangeJSONFastReader, String) -> Bool) -> Bool {
+    private mutating func object(_ member: (inout ChangeJSONFastReader, StringSpan) -> Bool)
+        -> Bool
+    {
         skipWhitespace()
         guard position < bytes.count, bytes[position] == UInt8(ascii: "{") else { return false }
         position += 1
@@ -272,7 +130,7 @@ struct ChangeJSONFastReader {
             return true
         }
         while true {
-            guard let key = string() else { return false }
+            guard let key = stringSpan() else { return false }
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { return false }
             position += 1
@@ -320,19 +178,25 @@ struct ChangeJSONFastReader {
     private mutating func literal(_ word: StaticString) -> Bool {
         skipWhitespace()
         let count = word.utf8CodeUnitCount
-        guard position + count <= bytes.count, let base = bytes.baseAddress,
-            memcmp(base + position, word.utf8Start, count) == 0
+        // The first byte rules out most calls (a colName or value that is not null) cheaply.
+        guard position + count <= bytes.count, bytes[position] == word.utf8Start.pointee,
+            let base = bytes.baseAddress, memcmp(base + position, word.utf8Start, count) == 0
         else { return false }
         position += count
         return true
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1
             default: return
             }
         }
+    }
+
+    /// The bytes in `range`, as a buffer of their own.
+    func slice(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[range])
     }
 }

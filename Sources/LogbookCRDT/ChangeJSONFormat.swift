@@ -15,14 +15,17 @@ public enum ChangeJSONFormat: String, Sendable, CaseIterable {
 enum ChangeField: CaseIterable {
     case recordId, colName, value, colVersion, dbVersion, nodeId, localDbVersion, flags
 
+    /// "value" and "flags" are spelled alike in both forms, so they do not tell the form.
+    var isSpelledAlike: Bool { self == .value || self == .flags }
+
     func key(in format: ChangeJSONFormat) -> ChangeCodingKey {
         switch format {
-        case .swift: ChangeCodingKey(swiftName)
-        case .rust: ChangeCodingKey(rustName)
+        case .swift: ChangeCodingKey(swiftName.description)
+        case .rust: ChangeCodingKey(rustName.description)
         }
     }
 
-    var swiftName: String {
+    var swiftName: StaticString {
         switch self {
         case .recordId: "recordId"
         case .colName: "colName"
@@ -35,7 +38,7 @@ enum ChangeField: CaseIterable {
         }
     }
 
-    var rustName: String {
+    var rustName: StaticString {
         switch self {
         case .recordId: "record_id"
         case .colName: "col_name"

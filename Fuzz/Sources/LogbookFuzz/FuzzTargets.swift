@@ -79,11 +79,19 @@ struct FuzzTarget: Sendable {
         }
     }
 
-    /// crdt-lite JSON, both the array and the JSON-lines forms.
+    /// crdt-lite JSON, both the array and the JSON-lines forms. Differential: what Logbook's
+    /// readers (whose fast path reads bytes in place) make of the input must be exactly what
+    /// `JSONDecoder` makes of it, change for change, or the target stops the run.
     static func crdtLiteJSON(_ bytes: UnsafeRawBufferPointer) {
+        typealias PlainChange = Change<String, String, Value>
         let data = Data(bytes)
-        _ = try? ChangeJSON.decodeLines(data) as [Change<String, String, Value>]
-        _ = try? JSONDecoder().decode([Change<String, String, Value>].self, from: data)
+        let array = try? ChangeJSON.decodeArray(data, as: PlainChange.self)
+        let arrayByFoundation = try? JSONDecoder().decode([PlainChange].self, from: data)
+        precondition(array == arrayByFoundation, "decodeArray differs from JSONDecoder")
+        let single = try? ChangeJSON.decode(data, as: PlainChange.self)
+        let singleByFoundation = try? JSONDecoder().decode(PlainChange.self, from: data)
+        precondition(single == singleByFoundation, "decode differs from JSONDecoder")
+        _ = try? ChangeJSON.decodeLines(data) as [PlainChange]
         var reader = ChangeJSONLinesReader<String, String, Value>(data)
         for _ in 0..<10_000 {
             do { if try reader.next() == nil { break } } catch { continue }
