@@ -57,6 +57,14 @@ import Testing
         let report = try await suite.run()
         #expect(report.figures.count >= 2, "\(report.figures.map(\.name))")
         #expect(report.workload.contains("100 records"))
+        // The tied log: the same ties, settled in memory by default, read back without.
+        let kept = try #require(
+            report.figures.first { $0.name.hasPrefix("compaction with ties (") })
+        let readBack = try #require(
+            report.figures.first { $0.name.hasSuffix("every tie read back") })
+        #expect(kept.note.contains(" 0 read back from the log"), "\(kept.note)")
+        #expect(readBack.note.contains(": 0 settled in memory"), "\(readBack.note)")
+        #expect(!kept.note.contains(" 0 ties"), "\(kept.note)")
     }
 }
 

@@ -101,14 +101,16 @@ import Testing
                 nodeId: node, localDbVersion: db))
     }
 
-    /// Runs pass 1 over `records` (offsets 0, 1, ...); returns the dead offsets and the
-    /// offsets read back.
-    private func deadOffsets(_ records: [ChangeRecord]) throws -> (
-        dead: [UInt64], readBack: [UInt64]
+    /// Runs pass 1 over `records` (offsets 0, 1, ...) remembering the versions of the last
+    /// `recent` offsets; returns the dead offsets, the offsets read back and the ties settled
+    /// in memory.
+    private func deadOffsets(_ records: [ChangeRecord], recent: Int = 1) throws -> (
+        dead: [UInt64], readBack: [UInt64], inMemory: Int
     ) {
         let readBack = ReadBackLog()
-        var live = LiveSet(origin: 0, base: 0, sealedEnd: UInt64(records.count)) {
-            (offset) throws(LogbookError) in
+        var live = LiveSet(
+            origin: 0, base: 0, sealedEnd: UInt64(records.count), recentCapacity: recent
+        ) { (offset) throws(LogbookError) in
             readBack.offsets.append(offset)
             guard case .change(let change) = records[Int(offset)] else {
                 throw LogbookError(.corruption, "not a change", logOffset: offset)
@@ -130,7 +132,10 @@ import Testing
             if let failure { throw failure }
         }
         try live.finish()
-        return ((0..<UInt64(records.count)).filter { !live.isLive($0) }, readBack.offsets)
+        return (
+            (0..<UInt64(records.count)).filter { !live.isLive($0) }, readBack.offsets,
+            live.tiesSettledInMemory
+        )
     }
 
     private final class ReadBackLog: @unchecked Sendable {
@@ -138,21 +143,49 @@ import Testing
     }
 
     @Test func aLaterChangeThatLosesATieIsTheOneDropped() throws {
-        // Equal column versions: dbVersion decides, then the node; the winner's versions come
-        // back from the log.
-        let (dead, readBack) = try deadOffsets([
+        // Equal column versions: dbVersion decides, then the node. With one offset
+        // remembered (the latest, never the winner's) the winner's versions come back from
+        // the log; with the default window they are still in memory. Same outcome.
+        let changes = [
             change(col: 3, db: 10, node: 2),
             change(col: 3, db: 10, node: 1),  // loses on the node
             change(col: 3, db: 9, node: 9),  // loses on dbVersion
             change(col: 3, db: 11, node: 1),  // wins on dbVersion
-        ])
+        ]
+        let (dead, readBack, inMemory) = try deadOffsets(changes)
         // Offset 0 lost to offset 3 but stays: it is where record r was first created.
         #expect(dead == [1, 2])
-        #expect(readBack == [0, 0, 0])
+        #expect(readBack == [0, 0, 0] && inMemory == 0)
+        let remembered = try deadOffsets(changes, recent: 1 << 16)
+        #expect(remembered.dead == dead)
+        #expect(remembered.readBack.isEmpty && remembered.inMemory == 3)
+    }
+
+    @Test func tiesAcrossTheRememberedWindowAreReadBackAndSettleAlike() throws {
+        // A key written by two nodes in turn, each tie 40 offsets after its winner; other
+        // keys in between. A window of 64 offsets holds every winner, one of 32 none.
+        var records: [ChangeRecord] = []
+        for round in UInt64(0)..<20 {
+            records.append(change(col: 1 + round, db: 2 * round, node: 1))
+            for filler in 0..<39 {
+                records.append(
+                    .change(
+                        Change(
+                            recordId: "other\(filler)", colName: "c", value: .int(1),
+                            colVersion: 1 + round, dbVersion: 1, nodeId: 1, localDbVersion: 1)))
+            }
+            // Same column version as the change 40 offsets before, a higher dbVersion: wins.
+            records.append(change(col: 1 + round, db: 2 * round + 1, node: 2))
+        }
+        let wide = try deadOffsets(records, recent: 64)
+        let narrow = try deadOffsets(records, recent: 32)
+        #expect(wide.dead == narrow.dead)
+        #expect(wide.readBack.isEmpty && wide.inMemory > 0)
+        #expect(narrow.inMemory == 0 && narrow.readBack.count == wide.inMemory)
     }
 
     @Test func columnVersionsDecideWithoutReadingBack() throws {
-        let (dead, readBack) = try deadOffsets([
+        let (dead, readBack, _) = try deadOffsets([
             change(col: 5, db: 1, node: 1),
             change(col: 4, db: 2, node: 1),  // an older column version logged later
             change(col: 6, db: 3, node: 1),
@@ -163,7 +196,7 @@ import Testing
 
     @Test func columnVersionsBeyondThePackedWidthAreComparedExactly() throws {
         let big = UInt64(1) << 30
-        let (dead, readBack) = try deadOffsets([
+        let (dead, readBack, _) = try deadOffsets([
             change(col: big + 5, db: 1, node: 1),
             change(col: big + 3, db: 2, node: 1),  // both beyond 2^24: read back, loses
             change(col: 7, db: 3, node: 1),  // below the cap: loses without reading back
@@ -178,7 +211,7 @@ import Testing
             Change(
                 recordId: "r", colName: nil, value: nil, colVersion: 1, dbVersion: 3, nodeId: 1,
                 localDbVersion: 3))
-        let (dead, _) = try deadOffsets([
+        let (dead, _, _) = try deadOffsets([
             change(col: 1, db: 1, node: 1), change(col: 2, db: 2, node: 1), deletion,
         ])
         #expect(dead == [0, 1])

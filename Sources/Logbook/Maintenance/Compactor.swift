@@ -24,6 +24,11 @@ public struct CompactionOptions: Sendable {
     /// only sealed segments are ever rewritten, and a log under `segmentSizeMax` (64 MiB)
     /// keeps every record in its active one. Default `.never`.
     public var sealing = ActiveSegmentSealing.never
+    /// How many of the latest offsets' full versions pass 1 keeps, per thread (32 bytes
+    /// each), so that a column-version tie with a recent winner (two nodes writing one
+    /// column at once) is settled in memory instead of by reading the winner back from the
+    /// log. Default 65,536 (2 MiB a thread); 0 reads every tie back; at most 2^24.
+    public var recentVersionsKept = 1 << 16
     /// Told how far each pass is (`logbook compact` draws it on a terminal); nil for none.
     public var progress: MaintenanceProgress? = nil
 
@@ -74,6 +79,9 @@ public struct CompactionReport: Sendable, Encodable {
     public var numberingBytes = 0
     /// Ties between column versions pass 1 settled by reading the winner back from the log.
     public var versionReadBacks = 0
+    /// Ties between column versions pass 1 settled from the versions of recently logged
+    /// changes it keeps (the last 65,536 offsets), without reading the log again.
+    public var tiesSettledInMemory = 0
     /// True when segments were rewritten.
     public var didRewrite = false
     /// Records of the active segment, analysed beside the sealed ones.
@@ -118,7 +126,8 @@ enum Compactor {
         // Pass 1: every record's key, in offset order; counts per run on the way.
         let search = try WinnerSearch(
             logbook, cursors: cursors, runs: sealedRuns, active: active,
-            bytesPerSecondMax: options.bytesPerSecondMax, progress: options.progress)
+            bytesPerSecondMax: options.bytesPerSecondMax,
+            recentVersionsKept: options.recentVersionsKept, progress: options.progress)
         let dead = search.dead
         var report = CompactionReport()
         let (runs, recordsPerRun) = try sealIfAsked(
@@ -132,6 +141,7 @@ enum Compactor {
         report.winnerMapBytes = search.winnerMapBytes
         report.numberingBytes = search.numberingBytes
         report.versionReadBacks = search.versionReadBacks
+        report.tiesSettledInMemory = search.tiesSettledInMemory
         var settings = configuration
         settings.hcLevel = options.hcLevel
         let plans = zip(runs, recordsPerRun).map { run, read in

@@ -19,8 +19,10 @@ import LogbookStorage
 /// (record, column) key is one 64-bit word, and its winner one more: the winning change's
 /// offset (40 bits, from `origin`) and its column version (24 bits, saturating). That is all
 /// `DefaultMergeRule` needs in the common case, where column versions differ. On a tie (two
-/// nodes' concurrent writes), or beyond 2^24 - 1, the winner's full versions are read back from
-/// the log (`loggedVersions`) and compared exactly; `versionReadBacks` counts those reads.
+/// nodes' concurrent writes), or beyond 2^24 - 1, the winner's full versions are compared
+/// exactly: from memory when it was logged recently (`RecentVersions`, the last 2^16 offsets;
+/// `tiesSettledInMemory`), else read back from the log (`loggedVersions`;
+/// `versionReadBacks`).
 /// Seeds are random per process: nothing here leaves memory.
 struct LiveSet {
     /// The column version, dbVersion and node of the change logged at an offset.
@@ -61,11 +63,14 @@ struct LiveSet {
     private var lastClock: UInt64?
     /// Ties settled by reading the winner's versions back from the log.
     private(set) var versionReadBacks = 0
+    /// Ties settled from the versions of recent changes.
+    private(set) var tiesSettledInMemory = 0
+    private var recent: RecentVersions
 
     init(
         origin: UInt64, base: UInt64, sealedEnd: UInt64,
         shard: Int = 0, of shardCount: Int = 1, recordSeeds: KeyNumbering.Seeds = .random(),
-        loggedVersions: @escaping LoggedVersions
+        recentCapacity: Int = 1 << 16, loggedVersions: @escaping LoggedVersions
     ) {
         precondition(origin <= base && base <= sealedEnd, "sealed range \(base)..<\(sealedEnd)")
         precondition(shard >= 0 && shard < shardCount, "shard \(shard) of \(shardCount)")
@@ -74,6 +79,7 @@ struct LiveSet {
         records = KeyNumbering(seeds: recordSeeds)
         self.origin = origin
         self.loggedVersions = loggedVersions
+        recent = RecentVersions(capacity: recentCapacity)
         dead = DeadRecords(base: base, sealedEnd: sealedEnd)
     }
 
@@ -110,6 +116,7 @@ struct LiveSet {
         let column = try number(
             change.column, key: columns.key(of: change.column), in: columns, at: offset
         ).number
+        recent.note((change.colVersion, change.dbVersion, change.nodeId), at: offset)
         let candidate = Candidate(
             key: UInt64(record.number) << 32 | UInt64(column), offset: offset,
             packed: try pack(offset, colVersion: change.colVersion),
@@ -164,8 +171,14 @@ struct LiveSet {
         } else if candidate.colVersion < Self.colVersionCap {
             return false
         }
-        versionReadBacks += 1
-        let logged = try loggedVersions(winnerOffset)
+        let logged: RecentVersions.Versions
+        if let remembered = recent.versions(at: winnerOffset) {
+            tiesSettledInMemory += 1
+            logged = remembered
+        } else {
+            versionReadBacks += 1
+            logged = try loggedVersions(winnerOffset)
+        }
         return DefaultMergeRule().shouldAccept(
             localCol: logged.colVersion, localDb: logged.dbVersion, localNode: logged.nodeId,
             remoteCol: candidate.colVersion, remoteDb: candidate.dbVersion,

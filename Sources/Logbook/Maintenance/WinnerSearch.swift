@@ -20,6 +20,8 @@ struct WinnerSearch {
     var numberingBytes = 0
     /// Ties settled by reading the winner back from the log.
     var versionReadBacks = 0
+    /// Ties settled from the versions of recent changes.
+    var tiesSettledInMemory = 0
 
     /// Runs pass 1 over `cursors`, one thread per cursor (made at one moment, from the
     /// same offset), marking dead records among the sealed `runs` and, when given, the
@@ -27,6 +29,7 @@ struct WinnerSearch {
     init(
         _ logbook: Logbook, cursors: [LogCursor], runs: [SegmentRun],
         active: Range<UInt64>? = nil, bytesPerSecondMax: Int64? = nil,
+        recentVersionsKept: Int = CompactionOptions().recentVersionsKept,
         progress: MaintenanceProgress? = nil
     ) throws(LogbookError) {
         precondition(!cursors.isEmpty, "at least one cursor")
@@ -40,7 +43,8 @@ struct WinnerSearch {
             try Self.searchShare(
                 share, of: handedOut.cursors.count, cursor: handedOut.cursors[share],
                 logbook: logbook, origin: origin, range: base..<end, runs: runs, seeds: seeds,
-                bytesPerSecondMax: bytesPerSecondMax, progress: share == 0 ? progress : nil)
+                bytesPerSecondMax: bytesPerSecondMax, recentVersionsKept: recentVersionsKept,
+                progress: share == 0 ? progress : nil)
         }
         dead = DeadRecords(base: base, sealedEnd: end)
         for (index, outcome) in outcomes.enumerated() {
@@ -53,6 +57,7 @@ struct WinnerSearch {
             winnerMapBytes += live.winnerMapBytes
             numberingBytes += live.numberingBytes
             versionReadBacks += live.versionReadBacks
+            tiesSettledInMemory += live.tiesSettledInMemory
         }
     }
 
@@ -60,7 +65,7 @@ struct WinnerSearch {
     private static func searchShare(
         _ share: Int, of shareCount: Int, cursor: LogCursor, logbook: Logbook, origin: UInt64,
         range: Range<UInt64>, runs: [SegmentRun], seeds: KeyNumbering.Seeds,
-        bytesPerSecondMax: Int64?, progress: MaintenanceProgress?
+        bytesPerSecondMax: Int64?, recentVersionsKept: Int, progress: MaintenanceProgress?
     ) throws(LogbookError) -> FinishedShare {
         let readBack = LoggedVersionReader { (offset) throws(LogbookError) in
             try logbook.maintenanceCursor(from: offset)
@@ -68,7 +73,7 @@ struct WinnerSearch {
         var live = LiveSet(
             origin: origin, base: range.lowerBound, sealedEnd: range.upperBound,
             shard: share, of: shareCount, recordSeeds: seeds,
-            loggedVersions: readBack.versions(at:))
+            recentCapacity: recentVersionsKept, loggedVersions: readBack.versions(at:))
         var recordsPerRun = [Int](repeating: 0, count: share == 0 ? runs.count : 0)
         var runIndex = 0
         // Every thread reads the whole log; the first one's position stands for all.

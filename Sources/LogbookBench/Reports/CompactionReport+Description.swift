@@ -24,7 +24,7 @@ package func describeCompaction(_ report: CompactionReport, dryRun: Bool) -> Str
         "live keys: \(report.liveKeys), live tombstones: \(report.tombstones), time: \(String(format: "%.3f", report.seconds)) s (finding winners \(String(format: "%.3f", report.findSeconds)) s)"
     )
     lines.append(
-        "winner map: \(formatBytes(Int64(report.winnerMapBytes))), numbering of records and columns: \(formatBytes(Int64(report.numberingBytes))); ties read back from the log: \(report.versionReadBacks)"
+        "winner map: \(formatBytes(Int64(report.winnerMapBytes))), numbering of records and columns: \(formatBytes(Int64(report.numberingBytes))); ties settled in memory: \(report.tiesSettledInMemory), read back from the log: \(report.versionReadBacks)"
     )
     if let reason = report.skippedBecause { lines.append("nothing rewritten: \(reason)") }
     return lines.joined(separator: "\n")

@@ -1,0 +1,121 @@
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookWorkloads
+
+extension MaintenanceBenchmark {
+    /// Of the changes node 1 makes, the share node 2 writes concurrently, at the same column
+    /// version (the note says how many of them tie in the end).
+    static let tiedShare = 0.5
+
+    /// Compaction of a log where many changes tie on `colVersion` with the winner before
+    /// them (two nodes editing the same columns): with pass 1 keeping recent versions
+    /// (the default) and, on a copy of the same log in the same run, reading every tie back
+    /// from the log (`recentVersionsKept = 0`, how every tie was settled before).
+    func tiesFigures() async throws -> [BenchFigure] {
+        var kept: [CompactionReport] = []
+        var readBack: [CompactionReport] = []
+        var keptSeconds: [Double] = []
+        let (readBackSeconds, peak) = try await measure(runs: runs) {
+            progress("writing \(changes) changes, many of them ties")
+            let path = directory + "-ties"
+            let copy = path + "-copy"
+            try await writeTiedLog(at: path)
+            try? FileManager.default.removeItem(atPath: copy)
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            defer {
+                try? FileManager.default.removeItem(atPath: path)
+                try? FileManager.default.removeItem(atPath: copy)
+            }
+            progress("compacting the tied log, recent versions kept")
+            kept.append(
+                try compact(path, recentVersionsKept: CompactionOptions().recentVersionsKept))
+            keptSeconds.append(kept.last?.seconds ?? 0)
+            progress("compacting its copy, every tie read back")
+            readBack.append(try compact(copy, recentVersionsKept: 0))
+            return readBack.last?.seconds ?? 0
+        }
+        guard let keptReport = kept.last, let readBackReport = readBack.last else { return [] }
+        let keptMedian = keptSeconds.sorted()[keptSeconds.count / 2]
+        return [
+            tiesFigure(
+                keptReport, seconds: keptMedian, peak: nil,
+                name: "compaction with ties (two nodes, same columns)",
+                extra: String(
+                    format: "; %.1fx reading every tie back", readBackSeconds / keptMedian)),
+            tiesFigure(
+                readBackReport, seconds: readBackSeconds, peak: peak,
+                name: "compaction with ties, every tie read back", extra: ""),
+        ]
+    }
+
+    private func tiesFigure(
+        _ report: CompactionReport, seconds: Double, peak: Double?, name: String, extra: String
+    ) -> BenchFigure {
+        let ties = report.tiesSettledInMemory + report.versionReadBacks
+        let share = 100 * Double(ties) / Double(max(1, report.recordsBefore))
+        return BenchFigure(
+            system: "Logbook", name: name,
+            changesPerSecond: Double(report.recordsBefore) / seconds,
+            rawMegabytesPerSecond: Double(report.rawBytesRead) / seconds / 1e6,
+            peakMegabytes: peak,
+            note:
+                "\(report.recordsBefore) -> \(report.recordsAfter) records; \(ties) ties (\(String(format: "%.0f", share)) %): \(report.tiesSettledInMemory) settled in memory, \(report.versionReadBacks) read back from the log; pass 1 \(String(format: "%.3f", report.findSeconds)) s of \(String(format: "%.3f", report.seconds)) s"
+                + extra)
+    }
+
+    private func compact(_ path: String, recentVersionsKept: Int) throws -> CompactionReport {
+        let logbook = try Logbook.open(directory: path, options: Self.logOptions)
+        defer { try? logbook.close() }
+        var options = CompactionOptions()
+        options.dirtyRatioMin = 0
+        options.recentVersionsKept = recentVersionsKept
+        return try logbook.compact(options)
+    }
+
+    private static var logOptions: LogbookOptions {
+        var options = LogbookOptions()
+        options.durability = .buffered
+        options.log.segmentSizeMax = 4 * 1024 * 1024
+        return options
+    }
+
+    /// The standard workload on node 1, and node 2 writing a share of the same columns at
+    /// the same column versions (and a higher dbVersion, so they win), sent every
+    /// `syncInterval` changes of node 1, shuffled: node 2's changes whose column node 1 has
+    /// not written again meanwhile are accepted, and tie. Every segment sealed,
+    /// all of it synced.
+    private func writeTiedLog(at path: String) async throws {
+        try? FileManager.default.removeItem(atPath: path)
+        let logbook = try Logbook.open(directory: path, nodeId: 1, options: Self.logOptions)
+        var workload = StandardWorkload(recordCount: records)
+        var random = SeededGenerator(seed: 7)
+        var written = 0
+        var fromNode2: [Change<String, String, Value>] = []
+        while written < changes {
+            guard case .upsert(let recordId, let fields) = workload.next() else { continue }
+            let made = try await logbook.insertOrUpdate(recordId, fields: fields)
+            written += made.count
+            for change in made where Double.random(in: 0..<1, using: &random) < Self.tiedShare {
+                fromNode2.append(
+                    Change(
+                        recordId: change.recordId, colName: change.colName,
+                        value: .string("from node 2"), colVersion: change.colVersion,
+                        dbVersion: change.dbVersion + 1, nodeId: 2,
+                        localDbVersion: change.dbVersion + 1))
+            }
+            if fromNode2.count >= syncInterval {
+                // In no particular order, as changes relayed from several nodes arrive.
+                fromNode2.shuffle(using: &random)
+                written += try await logbook.merge(fromNode2).count
+                fromNode2.removeAll(keepingCapacity: true)
+            }
+        }
+        try logbook.sealActiveSegment()
+        try logbook.close()
+    }
+
+    /// Node 2's changes are sent in batches of this many (fewer on a small log, so that
+    /// some are sent).
+    var syncInterval: Int { max(50, min(5_000, changes / 20)) }
+}
