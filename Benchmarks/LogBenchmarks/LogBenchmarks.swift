@@ -185,6 +185,12 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    Benchmark("json-write-lines-rust-form-\(workload.changes.count)-changes") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try ChangeJSON.encodeLines(workload.changes, format: .rust))
+        }
+    }
+
     // MARK: Ceilings
 
     Benchmark("ceiling-liblz4-decompression-of-log-payloads") { benchmark in

@@ -25,7 +25,7 @@ struct LogBenchmark {
     /// How many times `run()` reports progress: the read figures' five steps (write the
     /// log, decode, open, write a snapshot, open from it), plus six append steps, compaction,
     /// four baselines, JSON decoding and the ceilings for the full suite. Keep in step with the `progress` calls.
-    var stepCount: Int { readOnly ? 5 : 18 }
+    var stepCount: Int { readOnly ? 5 : 19 }
 
     func run() async throws -> [BenchFigure] {
         try? FileManager.default.removeItem(atPath: directory)
@@ -44,6 +44,7 @@ struct LogBenchmark {
             figures += try await compactionFigure()
             figures += try await baselineFigures(bulk)
             figures += try await jsonDecodingFigures(bulk)
+            figures += try await jsonEncodingFigures(bulk)
             figures += try ceilingFigures(changes: written)
             annotateGroupCommitBound(
                 &figures, changesPerCall: Double(bulk.count) / Double(max(1, operations.count)))

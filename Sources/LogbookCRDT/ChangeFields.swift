@@ -34,10 +34,11 @@ struct ChangeFields {
         }
     }
 
-    /// The change the fields make, moved out of them (no copy of their strings).
-    consuming func change() -> Change<String, String, Value>? {
-        guard form != nil, let recordId, let colVersion, let dbVersion, let nodeId,
-            let localDbVersion
+    /// The change the fields make, moved out of them (`take()`: no copy of their strings,
+    /// no release of the fields' own).
+    mutating func takeChange() -> Change<String, String, Value>? {
+        guard form != nil, recordId != nil, let colVersion, let dbVersion, let nodeId,
+            let localDbVersion, let recordId = recordId.take()
         else { return nil }
         var narrowFlags: UInt32 = 0
         if let flags {
@@ -45,9 +46,9 @@ struct ChangeFields {
             narrowFlags = narrow
         }
         return Change(
-            recordId: recordId, colName: colName, value: value, colVersion: colVersion,
-            dbVersion: dbVersion, nodeId: nodeId, localDbVersion: localDbVersion,
-            flags: narrowFlags)
+            recordId: recordId, colName: colName.take(), value: value.take(),
+            colVersion: colVersion, dbVersion: dbVersion, nodeId: nodeId,
+            localDbVersion: localDbVersion, flags: narrowFlags)
     }
 }
 

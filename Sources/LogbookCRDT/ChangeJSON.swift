@@ -6,17 +6,16 @@ import Foundation
 /// same bytes. Reading accepts the Swift and the Rust form alike.
 public enum ChangeJSON {
     /// Encodes one change as a single-line JSON object.
+    @inlinable
     public static func encode<K, C, V>(
         _ change: Change<K, C, V>, format: ChangeJSONFormat = .swift
     ) throws(ChangeJSONError) -> Data {
-        do {
-            switch format {
-            case .swift: return try makeEncoder().encode(change)
-            case .rust: return try makeEncoder().encode(RustFormChange(change: change))
-            }
-        } catch {
-            throw ChangeJSONError(code: .unencodable, message: "\(error)")
+        if let plain = sameType(change, as: Change<String, String, Value>.self),
+            let written = plainJSON(plain, format: format)
+        {
+            return written
         }
+        return try encodeWithFoundation(change, format: format)
     }
 
     /// Decodes one change from a JSON object in either form.
@@ -33,6 +32,7 @@ public enum ChangeJSON {
     }
 
     /// Encodes changes as JSON lines: one object per line, each line ending in `\n`.
+    @inlinable
     public static func encodeLines<K, C, V>(
         _ changes: some Sequence<Change<K, C, V>>, format: ChangeJSONFormat = .swift
     ) throws(ChangeJSONError) -> Data {
@@ -78,6 +78,32 @@ public enum ChangeJSON {
     // The generic entry points above are inlinable so that a caller's concrete types reach
     // them: the type test folds away and the fast path costs no metadata lookup or dynamic
     // cast per change. What they call stays out of line.
+
+    /// A plain change written straight to bytes (`ChangeJSONFastWriter`), or nil when it
+    /// holds a double, which `JSONEncoder` spells.
+    @usableFromInline
+    static func plainJSON(_ change: Change<String, String, Value>, format: ChangeJSONFormat)
+        -> Data?
+    {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(192)
+        guard ChangeJSONFastWriter.append(change, format: format, to: &bytes) else { return nil }
+        return Data(bytes)
+    }
+
+    @usableFromInline
+    static func encodeWithFoundation<K, C, V>(
+        _ change: Change<K, C, V>, format: ChangeJSONFormat
+    ) throws(ChangeJSONError) -> Data {
+        do {
+            switch format {
+            case .swift: return try makeEncoder().encode(change)
+            case .rust: return try makeEncoder().encode(RustFormChange(change: change))
+            }
+        } catch {
+            throw ChangeJSONError(code: .unencodable, message: "\(error)")
+        }
+    }
 
     /// One plain change read in place (`ChangeJSONFastReader`), or nil for `JSONDecoder`.
     @usableFromInline

@@ -60,7 +60,7 @@ struct ChangeJSONFastReader {
             return reader.read(field, into: &fields)
         }
         guard complete else { return nil }
-        return fields.change()
+        return fields.takeChange()
     }
 
     private mutating func read(_ field: ChangeField, into fields: inout ChangeFields) -> Bool {
