@@ -73,7 +73,8 @@ extension MaintenanceBenchmark {
         return try logbook.compact(options)
     }
 
-    private static var logOptions: LogbookOptions {
+    /// Every log the suite writes: buffered, 4 MiB segments (compaction reaches sealed ones).
+    static var logOptions: LogbookOptions {
         var options = LogbookOptions()
         options.durability = .buffered
         options.log.segmentSizeMax = 4 * 1024 * 1024

@@ -79,10 +79,7 @@ struct MaintenanceBenchmark {
     /// The update-heavy log, every segment sealed (compaction reaches only sealed ones).
     private func writeLog() async throws -> Logbook {
         try? FileManager.default.removeItem(atPath: directory)
-        var options = LogbookOptions()
-        options.durability = .buffered
-        options.log.segmentSizeMax = 4 * 1024 * 1024
-        let logbook = try Logbook.open(directory: directory, nodeId: 1, options: options)
+        let logbook = try Logbook.open(directory: directory, nodeId: 1, options: Self.logOptions)
         var workload = StandardWorkload(recordCount: records)
         var written = 0
         while written < changes {
@@ -101,10 +98,7 @@ struct MaintenanceBenchmark {
         let path = directory + "-live"
         try? FileManager.default.removeItem(atPath: path)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var options = LogbookOptions()
-        options.durability = .buffered
-        options.log.segmentSizeMax = 4 * 1024 * 1024
-        let live = try Logbook.open(directory: path, nodeId: 2, options: options)
+        let live = try Logbook.open(directory: path, nodeId: 2, options: Self.logOptions)
         let state = logbook.getChangesSince(0)  // live columns and tombstones: the state
         for start in stride(from: 0, to: state.count, by: 10_000) {
             _ = try await live.merge(Array(state[start..<min(state.count, start + 10_000)]))

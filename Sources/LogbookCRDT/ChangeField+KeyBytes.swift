@@ -34,7 +34,7 @@ extension ChangeField {
     }
 
     /// The one key a key's first byte and length can be: `candidates[slot(first, count)]`
-    /// holds `field ordinal × 2 + (1 for the Rust form)`, or 0xFF for none. Bits 0 and 4
+    /// holds `field raw value × 2 + (1 for the Rust form)`, or 0xFF for none. Bits 0 and 4
     /// of the first byte tell apart the two keys of each length (value/flags, colName/
     /// node_id, recordId/col_name, dbVersion/record_id, colVersion/db_version). A table, not
     /// a `switch`: a jump per key, eight keys a change, mispredicts.
@@ -42,22 +42,8 @@ extension ChangeField {
         let slot = count << 2 | Int(first & 1) | Int(first >> 3 & 2)
         guard slot < candidates.count else { return nil }
         let code = candidates[slot]
-        guard code != 0xFF, let field = fieldsByOrdinal(code >> 1) else { return nil }
+        guard code != 0xFF, let field = ChangeField(rawValue: code >> 1) else { return nil }
         return (field, code & 1 == 0 ? .swift : .rust)
-    }
-
-    private static func fieldsByOrdinal(_ ordinal: UInt8) -> ChangeField? {
-        switch ordinal {
-        case 0: .recordId
-        case 1: .colName
-        case 2: .value
-        case 3: .colVersion
-        case 4: .dbVersion
-        case 5: .nodeId
-        case 6: .localDbVersion
-        case 7: .flags
-        default: nil
-        }
     }
 
     private static let candidates: [UInt8] = [

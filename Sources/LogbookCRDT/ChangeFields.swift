@@ -54,16 +54,5 @@ struct ChangeFields {
 
 extension ChangeField {
     /// The field's place in `ChangeFields.seen`.
-    var ordinal: UInt16 {
-        switch self {
-        case .recordId: 0
-        case .colName: 1
-        case .value: 2
-        case .colVersion: 3
-        case .dbVersion: 4
-        case .nodeId: 5
-        case .localDbVersion: 6
-        case .flags: 7
-        }
-    }
+    var ordinal: UInt16 { UInt16(rawValue) }
 }

@@ -168,10 +168,9 @@ public struct ChangeJSONLinesReader<
     /// line for malformed input; later calls continue with the following line.
     @inlinable
     public mutating func next() throws(ChangeJSONError) -> Change<K, C, V>? {
-        while let line = cursor.nextLine() {
-            if Change<K, C, V>.self == Change<String, String, Value>.self,
-                let change = line.change.flatMap({ sameType($0, as: Change<K, C, V>.self) })
-            {
+        let readingPlain = Change<K, C, V>.self == Change<String, String, Value>.self
+        while let line = cursor.nextLine(readingPlain: readingPlain) {
+            if let change = line.change.flatMap({ sameType($0, as: Change<K, C, V>.self) }) {
                 return change
             }
             if cursor.isBlank(line.range) { continue }

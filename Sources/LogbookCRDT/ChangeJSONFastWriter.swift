@@ -23,24 +23,27 @@ struct ChangeJSONFastWriter {
         let rust = format == .rust
         output.append(UInt8(ascii: "{"))
         if let colName = change.colName {
-            key(rust ? "col_name" : "colName", to: &output)
+            key(.colName, format, to: &output)
             string(colName, to: &output)
             output.append(UInt8(ascii: ","))
         } else if rust {
-            key("col_name", to: &output)
+            key(.colName, format, to: &output)
             literal("null,", to: &output)
         }
-        key(rust ? "col_version" : "colVersion", to: &output)
+        key(.colVersion, format, to: &output)
         number(change.colVersion, to: &output)
-        key(rust ? ",\"db_version\"" : ",\"dbVersion\"", quoted: false, to: &output)
-        number(change.dbVersion, to: &output)
-        key(",\"flags\"", quoted: false, to: &output)
-        number(UInt64(change.flags), to: &output)
-        key(rust ? ",\"local_db_version\"" : ",\"localDbVersion\"", quoted: false, to: &output)
-        number(change.localDbVersion, to: &output)
-        key(rust ? ",\"node_id\"" : ",\"nodeId\"", quoted: false, to: &output)
-        number(change.nodeId, to: &output)
-        key(rust ? ",\"record_id\"" : ",\"recordId\"", quoted: false, to: &output)
+        // No array of the four: this runs once per change.
+        func member(_ field: ChangeField, _ value: UInt64) {
+            output.append(UInt8(ascii: ","))
+            key(field, format, to: &output)
+            number(value, to: &output)
+        }
+        member(.dbVersion, change.dbVersion)
+        member(.flags, UInt64(change.flags))
+        member(.localDbVersion, change.localDbVersion)
+        member(.nodeId, change.nodeId)
+        output.append(UInt8(ascii: ","))
+        key(.recordId, format, to: &output)
         string(change.recordId, to: &output)
         switch change.value {
         case .none:
@@ -89,12 +92,14 @@ struct ChangeJSONFastWriter {
         }
     }
 
-    /// `"name":` (`quoted`), or `name` as given followed by a colon.
-    private static func key(_ name: StaticString, quoted: Bool = true, to output: inout [UInt8]) {
-        if quoted { output.append(UInt8(ascii: "\"")) }
-        literal(name, to: &output)
-        if quoted { output.append(UInt8(ascii: "\"")) }
-        output.append(UInt8(ascii: ":"))
+    /// `"name":`, the field's key in `format` (`ChangeField`'s spelling, the one the readers
+    /// match).
+    private static func key(
+        _ field: ChangeField, _ format: ChangeJSONFormat, to output: inout [UInt8]
+    ) {
+        output.append(UInt8(ascii: "\""))
+        literal(format == .swift ? field.swiftName : field.rustName, to: &output)
+        literal("\":", to: &output)
     }
 
     private static func literal(_ text: StaticString, to output: inout [UInt8]) {
@@ -144,13 +149,16 @@ struct ChangeJSONFastWriter {
         case 0x0D: output.append(UInt8(ascii: "r"))
         case 0x09: output.append(UInt8(ascii: "t"))
         default:
-            let hex = Array("0123456789abcdef".utf8)
-            output.append(contentsOf: [
-                UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)],
-                hex[Int(byte & 0x0F)],
-            ])
+            literal("u00", to: &output)
+            output.append(hexDigit(byte >> 4))
+            output.append(hexDigit(byte & 0x0F))
         }
     }
+}
+
+/// A lowercase hex digit for a value below 16, as `JSONEncoder` writes `\u00XX`.
+private func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10
 }
 
 extension Value {

@@ -11,8 +11,9 @@ public enum ChangeJSONFormat: String, Sendable, CaseIterable {
     case rust
 }
 
-/// The eight fields of a change and their key in each format.
-enum ChangeField: CaseIterable {
+/// The eight fields of a change and their key in each format. The raw value is the field's
+/// place in `ChangeFields.seen` and in the fast reader's key table.
+enum ChangeField: UInt8, CaseIterable {
     case recordId, colName, value, colVersion, dbVersion, nodeId, localDbVersion, flags
 
     /// "value" and "flags" are spelled alike in both forms, so they do not tell the form.

@@ -15,12 +15,14 @@ struct JSONLinesCursor {
         position = data.startIndex
     }
 
-    /// The next line's bytes without its line end (`\n` or `\r\n`), with the plain change it
-    /// holds read in place (nil for a line only `JSONDecoder` reads or rejects, and for a
-    /// blank one); nil at the end. One pass over the bytes does both.
+    /// The next line's bytes without its line end (`\n` or `\r\n`), and, when `readingPlain`
+    /// (the reader's changes are plain ones), the plain change it holds read in place (nil
+    /// for a line only `JSONDecoder` reads or rejects, and for a blank one); nil at the end.
+    /// One pass over the bytes does both.
     @usableFromInline
-    mutating func nextLine() -> (range: Range<Data.Index>, change: Change<String, String, Value>?)?
-    {
+    mutating func nextLine(readingPlain: Bool) -> (
+        range: Range<Data.Index>, change: Change<String, String, Value>?
+    )? {
         guard position < data.endIndex else { return nil }
         let first = position - data.startIndex
         // Offsets from `first`: where the line's text ends and where the next line starts.
@@ -34,7 +36,8 @@ struct JSONLinesCursor {
             var end = newline ?? rest.count
             if end > 0, rest[end - 1] == UInt8(ascii: "\r") { end -= 1 }
             let text = UnsafeRawBufferPointer(rebasing: rest[0..<end])
-            return (end, newline.map { $0 + 1 } ?? rest.count, ChangeJSONFastReader.change(text))
+            let change = readingPlain ? ChangeJSONFastReader.change(text) : nil
+            return (end, newline.map { $0 + 1 } ?? rest.count, change)
         }
         lineNumber += 1
         let start = position
