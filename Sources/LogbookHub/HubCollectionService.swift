@@ -14,9 +14,20 @@ public struct HubCollectionSchedule: Sendable, Equatable {
     /// each database call of a request is bounded by `databaseWaitMax`, 15 s). Default
     /// 10 minutes.
     public var graceSeconds: Double = 600
+    /// How long a pass waits for another pass over the same stream to finish, in seconds,
+    /// before it skips the stream. 0 (the scheduled passes): skip at once, the next pass
+    /// comes soon. `logbook hub gc` waits, since an operator who runs it wants the pass.
+    public var lockWaitSeconds: Double = 0
 
     /// The defaults: no scheduled passes.
     public init() {}
+
+    /// This schedule, its passes waiting up to `seconds` for a running pass.
+    public func waitingForRunningPasses(seconds: Double) -> Self {
+        var schedule = self
+        schedule.lockWaitSeconds = seconds
+        return schedule
+    }
 }
 
 /// A hub process's scheduled GC passes, until graceful shutdown. Several hub processes may
@@ -58,7 +69,7 @@ extension HubStore {
                 try await collectTombstones(
                     in: try await stream(named: name, create: false),
                     retentionSeconds: schedule.retentionSeconds,
-                    graceSeconds: schedule.graceSeconds))
+                    graceSeconds: schedule.graceSeconds, lockWaitSeconds: schedule.lockWaitSeconds))
         }
         return reports
     }

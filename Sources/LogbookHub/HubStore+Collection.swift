@@ -110,75 +110,88 @@ extension HubStore {
 
     /// One GC pass over `stream` at `now`: notes a retention sighting, moves the horizons by
     /// `StreamCollectionRule`, and deletes the tombstone rows below the collected horizon.
-    /// A pass already running on the stream (another hub process) makes this one skip.
+    /// A pass already running on the stream (another hub process) makes this one skip, at
+    /// once or after waiting `lockWaitSeconds` for it to end.
     public func collectTombstones(
         in stream: HubStream, retentionSeconds: Double, graceSeconds: Double,
-        now: Date = Date()
+        lockWaitSeconds: Double = 0, now: Date = Date()
     ) async throws -> HubCollectionReport {
         let logger = logger
         let seconds = now.timeIntervalSince1970
-        return try await client.transaction(logger: logger) { connection in
-            var report = HubCollectionReport(stream: stream.name)
-            let locked = try await connection.query(
-                "SELECT pg_try_advisory_xact_lock(\(Self.collectionLockBase &+ stream.id))",
-                logger: logger)
-            for try await held in locked.decode(Bool.self) { report.skipped = !held }
-            if report.skipped { return report }
-            let heads = try await connection.query(
-                """
-                SELECT hub_version, collectable_below, collected_below, pending_collected_below,
-                    pending_since, gc_sightings
-                FROM logbook_streams WHERE stream_id = \(stream.id)
-                """, logger: logger)
-            var found: (Int64, Int64, Int64, Int64, Double, String)?
-            for try await row in heads.decode((Int64, Int64, Int64, Int64, Double, String).self) {
-                found = row
+        do {
+            return try await client.transaction(logger: logger) { connection in
+                try await Self.takeCollectionLock(
+                    of: stream, waitingSeconds: lockWaitSeconds, on: connection, logger: logger)
+                return try await Self.collectTombstones(
+                    in: stream, retentionSeconds: retentionSeconds, graceSeconds: graceSeconds,
+                    at: seconds, on: connection, logger: logger)
             }
-            guard let (version, collectable, collected, pending, since, sightingsText) = found
-            else { throw HubError.unknownStream(stream.name) }
-            var rule = StreamCollectionRule(
-                collectableBelow: HubColumns.version(stored: collectable),
-                collectedBelow: HubColumns.version(stored: collected),
-                pendingCollectedBelow: HubColumns.version(stored: pending), pendingSince: since)
-            var sightings =
-                (try? JSONDecoder().decode(
-                    [RetentionSighting].self, from: Data(sightingsText.utf8))) ?? []
-            sightings.note(
-                .init(
-                    time: seconds, logEnd: min(HubColumns.version(stored: version), .max - 1) + 1),
-                retention: retentionSeconds)
-            let nodes = try await Self.nodes(of: stream, on: connection, logger: logger)
-            rule.advance(
-                nodes: nodes.map(\.standing),
-                retainedBelow: sightings.retainedBelow(now: seconds, retention: retentionSeconds),
-                now: seconds, graceSeconds: graceSeconds)
-            let deleted = try await connection.query(
-                """
-                WITH gone AS (
-                    DELETE FROM logbook_tombstones
-                    WHERE stream_id = \(stream.id)
-                        AND hub_version < \(HubColumns.version(rule.collectedBelow))
-                    RETURNING 1)
-                SELECT count(*) FROM gone
-                """, logger: logger)
-            for try await count in deleted.decode(Int64.self) { report.deleted = Int(count) }
-            let sightingsJSON = String(decoding: try JSONEncoder().encode(sightings), as: UTF8.self)
-            try await connection.query(
-                """
-                UPDATE logbook_streams
-                SET collectable_below = \(HubColumns.version(rule.collectableBelow)),
-                    collected_below = \(HubColumns.version(rule.collectedBelow)),
-                    pending_collected_below = \(HubColumns.version(rule.pendingCollectedBelow)),
-                    pending_since = \(rule.pendingSince), gc_sightings = \(sightingsJSON)
-                WHERE stream_id = \(stream.id)
-                """, logger: logger)
-            report.rule = rule
-            report.nodes = nodes.count
-            report.slowest =
-                nodes.min { $0.standing.settledVersion < $1.standing.settledVersion }?
-                .node
+        } catch is CollectionLockBusy {
+            var report = HubCollectionReport(stream: stream.name)
+            report.skipped = true
             return report
         }
+    }
+
+    private static func collectTombstones(
+        in stream: HubStream, retentionSeconds: Double, graceSeconds: Double, at seconds: Double,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> HubCollectionReport {
+        var report = HubCollectionReport(stream: stream.name)
+        let heads = try await connection.query(
+            """
+            SELECT hub_version, collectable_below, collected_below, pending_collected_below,
+                pending_since, gc_sightings
+            FROM logbook_streams WHERE stream_id = \(stream.id)
+            """, logger: logger)
+        var found: (Int64, Int64, Int64, Int64, Double, String)?
+        for try await row in heads.decode((Int64, Int64, Int64, Int64, Double, String).self) {
+            found = row
+        }
+        guard let (version, collectable, collected, pending, since, sightingsText) = found
+        else { throw HubError.unknownStream(stream.name) }
+        var rule = StreamCollectionRule(
+            collectableBelow: HubColumns.version(stored: collectable),
+            collectedBelow: HubColumns.version(stored: collected),
+            pendingCollectedBelow: HubColumns.version(stored: pending), pendingSince: since)
+        var sightings =
+            (try? JSONDecoder().decode(
+                [RetentionSighting].self, from: Data(sightingsText.utf8))) ?? []
+        sightings.note(
+            .init(
+                time: seconds, logEnd: min(HubColumns.version(stored: version), .max - 1) + 1),
+            retention: retentionSeconds)
+        let nodes = try await Self.nodes(of: stream, on: connection, logger: logger)
+        rule.advance(
+            nodes: nodes.map(\.standing),
+            retainedBelow: sightings.retainedBelow(now: seconds, retention: retentionSeconds),
+            now: seconds, graceSeconds: graceSeconds)
+        let deleted = try await connection.query(
+            """
+            WITH gone AS (
+                DELETE FROM logbook_tombstones
+                WHERE stream_id = \(stream.id)
+                    AND hub_version < \(HubColumns.version(rule.collectedBelow))
+                RETURNING 1)
+            SELECT count(*) FROM gone
+            """, logger: logger)
+        for try await count in deleted.decode(Int64.self) { report.deleted = Int(count) }
+        let sightingsJSON = String(decoding: try JSONEncoder().encode(sightings), as: UTF8.self)
+        try await connection.query(
+            """
+            UPDATE logbook_streams
+            SET collectable_below = \(HubColumns.version(rule.collectableBelow)),
+                collected_below = \(HubColumns.version(rule.collectedBelow)),
+                pending_collected_below = \(HubColumns.version(rule.pendingCollectedBelow)),
+                pending_since = \(rule.pendingSince), gc_sightings = \(sightingsJSON)
+            WHERE stream_id = \(stream.id)
+            """, logger: logger)
+        report.rule = rule
+        report.nodes = nodes.count
+        report.slowest =
+            nodes.min { $0.standing.settledVersion < $1.standing.settledVersion }?
+            .node
+        return report
     }
 
     /// Every registered node of `stream` with its standing.
@@ -212,6 +225,42 @@ extension HubStore {
         return names
     }
 }
+
+extension HubStore {
+    /// Takes `stream`'s GC lock for the transaction on `connection`: at once, or within
+    /// `waitingSeconds` (bounded by `lock_timeout`, which advisory locks obey). Throws
+    /// `CollectionLockBusy` when another pass holds it; the caller's transaction then rolls
+    /// back, having done nothing.
+    static func takeCollectionLock(
+        of stream: HubStream, waitingSeconds: Double, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let key = collectionLockBase &+ stream.id
+        guard waitingSeconds > 0 else {
+            var held = false
+            let rows = try await connection.query(
+                "SELECT pg_try_advisory_xact_lock(\(key))", logger: logger)
+            for try await taken in rows.decode(Bool.self) { held = taken }
+            if !held { throw CollectionLockBusy() }
+            return
+        }
+        // SET takes no bind parameters; the value is a number formatted here, not input text.
+        let milliseconds = Int(min(waitingSeconds, 86_400) * 1000)
+        _ = try await connection.query(
+            PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(milliseconds)"), logger: logger)
+        do {
+            // The refusal arrives with the rows, not with the query's start: read them.
+            let rows = try await connection.query(
+                "SELECT pg_advisory_xact_lock(\(key))", logger: logger)
+            for try await _ in rows {}
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" {
+            throw CollectionLockBusy()
+        }
+    }
+}
+
+/// Another GC pass holds the stream's lock (`HubStore.takeCollectionLock`).
+struct CollectionLockBusy: Error {}
 
 /// What one GC pass over a stream found and did.
 public struct HubCollectionReport: Sendable, Equatable, CustomStringConvertible {

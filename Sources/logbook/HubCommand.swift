@@ -142,11 +142,10 @@ struct HubTokenCreateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let database = try postgres.database()
-        let logger = Logger(label: "logbook.hub")
         do {
-            let token = try await database.createToken(
-                streams: streams, readOnly: readOnly, logger: logger)
-            print(token)
+            print(
+                try await database.createToken(
+                    streams: streams, readOnly: readOnly, logger: Logger(label: "logbook.hub")))
         } catch {
             throw exitWithError(error)
         }
@@ -183,12 +182,12 @@ struct HubGCCommand: AsyncParsableCommand {
         commandName: "gc",
         abstract: "Run one tombstone GC pass over the hub's streams (docs/maintenance.md).",
         discussion: """
-            Tombstones become collectable once every node registered with the stream (by \
-            its first acknowledgement) has pulled them in a settled pull and they are older \
-            than --gc-retention; nodes collect them with `logbook sync --gc` or `serve \
-            --gc-every`. The hub deletes its own rows --gc-grace after every node reported \
-            collecting them. A node that never syncs again holds GC back: the report names \
-            the slowest node.
+            Tombstones become collectable once every node registered with the stream (by its \
+            first acknowledgement) has pulled them in a settled pull and they are older than \
+            --gc-retention; nodes collect them with `logbook sync --gc` or `serve --gc-every`. \
+            The hub deletes its rows --gc-grace after every node reported collecting them. A \
+            node that never syncs again holds GC back: the report names the slowest node. A \
+            pass already running on a stream (a hub's --gc-every) is waited for, up to 60 s.
             """)
 
     @OptionGroup var postgres: PostgresOption
@@ -200,7 +199,8 @@ struct HubGCCommand: AsyncParsableCommand {
         let database = try postgres.database()
         do {
             let reports = try await database.collectTombstones(
-                gc.schedule, streams: streams.isEmpty ? nil : streams,
+                gc.schedule.waitingForRunningPasses(seconds: 60),
+                streams: streams.isEmpty ? nil : streams,
                 logger: Logger(label: "logbook.hub"))
             for report in reports { print(report) }
         } catch {
