@@ -72,7 +72,7 @@ struct ViewsBenchmark {
         }
         var searchFigure = latencyFigure(
             "search (Goodies ranking, indexed), \(entities) entities", searchLatency,
-            target: "p99 < 5 ms")
+            target: "p99 < 2 ms")
         searchFigure.note +=
             "; slowest: "
             + slowest.sorted { $0.value > $1.value }.prefix(3).map {
@@ -85,8 +85,13 @@ struct ViewsBenchmark {
             _ = views.1.searchBM25(Self.queryMix[index % Self.queryMix.count])
             bm25Latency.record(ContinuousClock.now - started)
         }
-        figures.append(
-            latencyFigure("search (BM25), \(entities) entities", bm25Latency, target: ""))
+        var bm25Figure = latencyFigure(
+            "search (BM25), \(entities) entities", bm25Latency, target: "p99 < 5 ms")
+        // The first query after the rebuild, on its own: a lazily built index shows here.
+        bm25Figure.note += String(
+            format: "; first query %.2f ms",
+            Double(bm25Latency.nanoseconds.first ?? 0) / 1e6)
+        figures.append(bm25Figure)
 
         progress("path latency")
         let statistics = views.0.statistics()

@@ -190,6 +190,11 @@ import Testing
                 let indexed = home.search.search(text, limit: 50)
                 let scanned = home.search.searchByScanning(text, limit: 50)
                 #expect(indexed == scanned, "seed \(seed) query '\(text)'")
+                let types: Set<String>? = round % 3 == 0 ? ["room", "note"] : nil
+                #expect(
+                    home.search.searchBM25(text, types: types, limit: 20)
+                        == home.search.searchBM25ByScanning(text, types: types, limit: 20),
+                    "BM25, seed \(seed) query '\(text)'")
             }
         }
     }

@@ -1,5 +1,5 @@
-/// Queries: The Goodies' ranking from the indexes, the same ranking by scanning (the
-/// reference the indexed answer is tested against), and BM25.
+/// Queries: The Goodies' ranking from the indexes, and the same ranking by scanning (the
+/// reference the indexed answer is tested against).
 extension SearchIndex {
     /// A parsed query: lower-cased, as scalars, and its whitespace-separated words.
     struct Query {
@@ -113,7 +113,7 @@ extension SearchIndex {
     }
 
     /// Inserts a positive score into the ranked `top`, keeping at most `limit`.
-    private func keep(
+    func keep(
         _ slot: Int32, _ score: Double, in top: inout [(slot: Int32, score: Double)], limit: Int
     ) {
         guard score > 0 else { return }
@@ -194,30 +194,6 @@ extension SearchIndex {
         return rank(
             documents.indices.filter { documents[$0].alive }.map { Int32($0) }, parsed,
             types: types, limit: limit, fuzzy: nil, fresh: true)
-    }
-
-    /// BM25 over tokenized names and content: entities holding a query term, best first,
-    /// ties in insertion order. Highlights name the matched terms.
-    public func searchBM25(_ query: String, types: Set<String>? = nil, limit: Int = 10)
-        -> [Result]
-    {
-        lock.lock()
-        defer { lock.unlock() }
-        flushDirty()
-        buildBM25IfNeeded()
-        let queryTokens = BM25Index.tokens(Self.scalars(query.lowercased()))
-        let scored = bm25.scores(for: queryTokens).compactMap { slot, score -> (Int32, Double)? in
-            let document = documents[Int(slot)]
-            guard document.alive, types.map({ document.type.map($0.contains) ?? false }) ?? true
-            else { return nil }
-            return (slot, score)
-        }
-        return best(scored, limit: limit).map { slot, score in
-            let document = documents[Int(slot)]
-            return Result(
-                id: document.id, entityType: document.type, name: document.name ?? "",
-                score: score, highlights: ["terms": queryTokens])
-        }
     }
 
     /// Scores `slots` and keeps the best. `fuzzy`, when given, tells per slot whether its

@@ -80,10 +80,8 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
     var valueOwners: [Int32] = []
     var firstValueIds: [Int32] = []
     var nameBigrams = NameBigrams()
+    /// Kept with the other indexes, so the first BM25 query finds it built.
     var bm25 = BM25Index()
-    /// BM25 is built on the first `searchBM25` and kept up to date from then on; a view
-    /// that only serves The Goodies' ranking never pays for it.
-    var bm25Built = false
     /// Documents indexed since the postings were last rebuilt (stale postings grow with it).
     var reindexed = 0
 
@@ -106,7 +104,6 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         firstValueIds = []
         nameBigrams = NameBigrams()
         bm25 = BM25Index()
-        bm25Built = false
         reindexed = 0
     }
 
@@ -240,22 +237,8 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
             valuePostings.add(Int32(valueOwners.count), text: value.lowered)
             valueOwners.append(slot)
         }
-        if bm25Built { addToBM25(slot, derived) }
-    }
-
-    private func addToBM25(_ slot: Int32, _ derived: Texts) {
         bm25.add(
             slot, tokens: BM25Index.tokens(derived.name) + BM25Index.tokens(derived.content ?? []))
-    }
-
-    /// Builds BM25 from every indexed entity the first time it is needed (callers hold
-    /// `lock` and have flushed).
-    func buildBM25IfNeeded() {
-        guard !bm25Built else { return }
-        bm25Built = true
-        for slot in texts.indices {
-            if let derived = texts[slot] { addToBM25(Int32(slot), derived) }
-        }
     }
 
     static func texts(of document: Document) -> Texts {
