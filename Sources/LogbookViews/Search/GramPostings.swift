@@ -86,10 +86,14 @@ struct GramPostings {
 
 /// Merges of sorted, duplicate-free slot lists.
 enum SortedSlots {
-    /// Slots in both.
+    /// Slots in both. When one list is much shorter, each of its slots is found in the
+    /// longer one by galloping (doubling steps, then a binary search) from where the last
+    /// was found, so the cost follows the shorter list, not the sum of both.
     static func intersection(_ a: [Int32], _ b: [Int32]) -> [Int32] {
+        let (short, long) = a.count <= b.count ? (a, b) : (b, a)
+        if short.count * 16 < long.count { return galloping(short, in: long) }
         var result: [Int32] = []
-        result.reserveCapacity(min(a.count, b.count))
+        result.reserveCapacity(short.count)
         var i = 0
         var j = 0
         while i < a.count && j < b.count {
@@ -102,6 +106,27 @@ enum SortedSlots {
                 i += 1
                 j += 1
             }
+        }
+        return result
+    }
+
+    private static func galloping(_ short: [Int32], in long: [Int32]) -> [Int32] {
+        var result: [Int32] = []
+        var low = 0
+        for slot in short {
+            // Double the step until long[low + step] >= slot, then search that window.
+            var step = 1
+            while low + step < long.count && long[low + step] < slot { step *= 2 }
+            var lower = low
+            var upper = min(low + step, long.count - 1)
+            guard lower <= upper else { break }
+            while lower < upper {
+                let middle = lower + (upper - lower) / 2
+                if long[middle] < slot { lower = middle + 1 } else { upper = middle }
+            }
+            if long[lower] == slot { result.append(slot) }
+            if long[lower] < slot { break }  // every later slot of short is past the end
+            low = lower
         }
         return result
     }

@@ -10,6 +10,8 @@ extension SearchIndex {
         var words: [[UInt32]]
         /// The query indexed for the similarity ratio (every candidate is compared with it).
         var matcher: SequenceMatcher.Prepared
+        /// For bounding the characters a name has in common with the query.
+        var histogram: CharacterHistogram
 
         init(_ query: String) {
             original = query
@@ -19,6 +21,7 @@ extension SearchIndex {
                 $0.map(\.value)
             }
             matcher = SequenceMatcher.Prepared(scalars)
+            histogram = CharacterHistogram(scalars)
         }
     }
 
@@ -45,35 +48,8 @@ extension SearchIndex {
             let all = documents.indices.filter { documents[$0].alive }.map { Int32($0) }
             return rank(all, parsed, types: types, limit: limit, fuzzy: nil)
         }
-        var hits = [Hits](repeating: Hits(), count: documents.count)
-        var touched: [Int32] = []
-        func mark(_ slots: [Int32], _ update: (inout Hits) -> Void) {
-            for slot in slots {
-                if !hits[Int(slot)].touched {
-                    hits[Int(slot)].touched = true
-                    touched.append(slot)
-                }
-                update(&hits[Int(slot)])
-            }
-        }
-        mark(nameFull) { $0.nameFull = true }
-        mark(contentFull) { $0.contentFull = true }
-        for word in parsed.words {
-            mark(namePostings.candidates(containing: word) ?? []) { $0.nameWords &+= 1 }
-            mark(contentPostings.candidates(containing: word) ?? []) { $0.contentWords &+= 1 }
-        }
-        for valueId in valuePostings.candidates(containing: parsed.scalars) ?? [] {
-            let slot = valueOwners[Int(valueId)]
-            guard valueId >= firstValueIds[Int(slot)] else { continue }  // a stale value
-            mark([slot]) { $0.valueMatches &+= 1 }
-        }
-
-        var queue = BoundQueue()
-        for slot in touched where facts[Int(slot)].indexed {
-            if let types, !(documents[Int(slot)].type.map(types.contains) ?? false) { continue }
-            queue.append(slot, bound: bound(slot, hits[Int(slot)], parsed, commonCharacters: nil))
-        }
-        queue.heapify()
+        var (queue, marks) = boundedCandidates(
+            parsed, nameFull: nameFull, contentFull: contentFull, types: types, limit: limit)
         var characters = CharacterBudget(parsed.scalars)
         var top: [(slot: Int32, score: Double)] = []
         var noHighlights: [String: [String]]? = nil
@@ -84,11 +60,16 @@ extension SearchIndex {
             {
                 break  // nothing left can outrank the last kept result
             }
-            if !candidate.refined && mayBeSimilar(candidate.slot, parsed) {
-                // Tighten the similarity term only for candidates that reach the front.
+            if !candidate.refined {
+                // Count the common characters exactly only for candidates that reach the
+                // front with a similarity term the histograms could not rule out.
                 let common = texts[Int(candidate.slot)].map { characters.common(with: $0.name) }
-                let refined = bound(
-                    candidate.slot, hits[Int(candidate.slot)], parsed, commonCharacters: common)
+                let facts = facts[Int(candidate.slot)]
+                let refined =
+                    facts.bound(marks[candidate.slot], queryLength: parsed.scalars.count)
+                    + (common.map {
+                        facts.similarityCeiling(queryLength: parsed.scalars.count, common: $0)
+                    } ?? 0)
                 queue.push(candidate.slot, bound: refined, refined: true)
                 continue
             }
@@ -100,7 +81,7 @@ extension SearchIndex {
         }
         if top.count < limit || (top.last?.score ?? 0) <= 1 {
             for slot in nameBigrams.candidates(for: parsed.scalars)
-            where !hits[Int(slot)].touched && facts[Int(slot)].indexed {
+            where !marks[slot].touched && facts[Int(slot)].indexed {
                 if let types, !(documents[Int(slot)].type.map(types.contains) ?? false) { continue }
                 guard let derived = texts[Int(slot)] else { continue }
                 let score = Self.score(
@@ -109,6 +90,7 @@ extension SearchIndex {
                 keep(slot, score, in: &top, limit: limit)
             }
         }
+        scratchHits = marks.clearedScratch()
         return top.map { result(slot: $0.slot, score: $0.score, query: parsed) }
     }
 
@@ -126,10 +108,8 @@ extension SearchIndex {
     }
 
     /// Whether lengths alone allow the name a similarity above 0.8 (2·min / sum).
-    private func mayBeSimilar(_ slot: Int32, _ query: Query) -> Bool {
-        let length = Int(facts[Int(slot)].nameLength)
-        let total = length + query.scalars.count
-        return total > 0 && 2.0 * Double(min(length, query.scalars.count)) / Double(total) > 0.8
+    func mayBeSimilar(_ slot: Int32, _ query: Query) -> Bool {
+        facts[Int(slot)].mayBeSimilar(queryLength: query.scalars.count)
     }
 
     /// Which lists named an entity: the basis of its score bound (small: one per entity
@@ -141,29 +121,6 @@ extension SearchIndex {
         var nameWords: UInt8 = 0
         var contentWords: UInt8 = 0
         var valueMatches: UInt16 = 0
-    }
-
-    /// The most an entity with these hits can score (see `score` for the terms): each list
-    /// is a superset of the entities with that match, so every term is bounded from above.
-    /// The similarity term is bounded by lengths alone (2·min(a, b) / (a + b)), or, given
-    /// the characters name and query have in common, by difflib's quick_ratio.
-    func bound(_ slot: Int32, _ hits: Hits, _ query: Query, commonCharacters: Int?) -> Double {
-        let facts = facts[Int(slot)]
-        var bound = hits.nameFull ? 3.0 : 1.5 * Double(hits.nameWords)
-        if facts.hasContent {
-            bound +=
-                hits.contentFull
-                ? max(2.0, 0.5 * Double(hits.contentWords)) : 0.5 * Double(hits.contentWords)
-            bound += Double(min(hits.valueMatches, facts.stringValues))
-        }
-        if hits.nameFull && Int(facts.nameLength) == query.scalars.count { bound *= 2 }
-        if mayBeSimilar(slot, query) {
-            let lengths = Int(facts.nameLength) + query.scalars.count
-            let common = commonCharacters ?? min(Int(facts.nameLength), query.scalars.count)
-            let ceiling = 2.0 * Double(common) / Double(lengths)
-            if ceiling > 0.8 { bound += ceiling }  // only a ratio above 0.8 is added
-        }
-        return bound
     }
 
     private func ranksBefore(
@@ -298,91 +255,5 @@ extension SearchIndex {
             start += 1
         }
         return false
-    }
-}
-
-/// Candidates by decreasing score bound, ties by slot (insertion order): a binary heap, so
-/// a query that stops after a few hundred candidates never sorts the rest.
-struct BoundQueue {
-    private var items: [(slot: Int32, bound: Double, refined: Bool)] = []
-
-    mutating func append(_ slot: Int32, bound: Double) { items.append((slot, bound, false)) }
-
-    /// Adds one item to a heapified queue.
-    mutating func push(_ slot: Int32, bound: Double, refined: Bool) {
-        items.append((slot, bound, refined))
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard before(child, parent) else { return }
-            items.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private func before(_ a: Int, _ b: Int) -> Bool {
-        items[a].bound != items[b].bound
-            ? items[a].bound > items[b].bound : items[a].slot < items[b].slot
-    }
-
-    private mutating func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1
-            guard left < items.count else { return }
-            var best = left
-            if left + 1 < items.count && before(left + 1, left) { best = left + 1 }
-            guard before(best, parent) else { return }
-            items.swapAt(parent, best)
-            parent = best
-        }
-    }
-
-    mutating func heapify() {
-        for index in stride(from: items.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
-    }
-
-    mutating func popBest() -> (slot: Int32, bound: Double, refined: Bool)? {
-        guard let first = items.first else { return nil }
-        let last = items.removeLast()
-        if !items.isEmpty {
-            items[0] = last
-            siftDown(0)
-        }
-        return first
-    }
-}
-
-/// The query's characters as a multiset, to count how many of a name's characters it can
-/// match (difflib's quick_ratio numerator) without allocating per name.
-struct CharacterBudget {
-    private var ascii = [Int32](repeating: 0, count: 128)
-    private var other: [UInt32: Int32] = [:]
-    private var spent: [UInt32] = []
-
-    init(_ query: [UInt32]) {
-        for scalar in query {
-            if scalar < 128 { ascii[Int(scalar)] += 1 } else { other[scalar, default: 0] += 1 }
-        }
-    }
-
-    /// Characters of `name` matched by distinct query characters.
-    mutating func common(with name: [UInt32]) -> Int {
-        for scalar in name {
-            if scalar < 128 {
-                guard ascii[Int(scalar)] > 0 else { continue }
-                ascii[Int(scalar)] -= 1
-            } else {
-                guard let count = other[scalar], count > 0 else { continue }
-                other[scalar] = count - 1
-            }
-            spent.append(scalar)
-        }
-        let matched = spent.count
-        for scalar in spent {  // give the budget back for the next name
-            if scalar < 128 { ascii[Int(scalar)] += 1 } else { other[scalar, default: 0] += 1 }
-        }
-        spent.removeAll(keepingCapacity: true)
-        return matched
     }
 }

@@ -55,14 +55,6 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         }
     }
 
-    /// The facts a score bound needs, eight bytes per slot.
-    struct SlotFacts {
-        var indexed = false
-        var hasContent = false
-        var nameLength: Int32 = 0
-        var stringValues: UInt16 = 0
-    }
-
     /// The view's name.
     public let name = "search"
     let lock = NSLock()
@@ -70,6 +62,12 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
     var texts: [Texts?] = []
     /// What score bounds need of each indexed slot, packed (nil texts: not indexed).
     var facts: [SlotFacts] = []
+    /// Each indexed slot's name as a character histogram (similarity bounds); grown on
+    /// indexing, meaningful only where `facts` says indexed.
+    var nameHistograms: [CharacterHistogram] = []
+    /// A query's per-slot hits, kept clear between queries (allocating and zeroing one per
+    /// query cost more than the marking).
+    var scratchHits: [Hits] = []
     var slots: [String: Int32] = [:]
     var dirty: Set<Int32> = []
     var namePostings = GramPostings()
@@ -95,6 +93,7 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         documents = []
         texts = []
         facts = []
+        nameHistograms = []
         slots = [:]
         dirty = []
         namePostings = GramPostings()
@@ -225,6 +224,12 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
             indexed: true, hasContent: derived.content != nil,
             nameLength: Int32(clamping: derived.name.count),
             stringValues: UInt16(clamping: derived.stringValues.count))
+        if nameHistograms.count <= Int(slot) {
+            nameHistograms.append(
+                contentsOf: repeatElement(
+                    CharacterHistogram(), count: Int(slot) + 1 - nameHistograms.count))
+        }
+        nameHistograms[Int(slot)] = CharacterHistogram(derived.name)
         namePostings.add(slot, text: derived.name)
         nameBigrams.add(slot, name: derived.name)
         contentPostings.add(slot, text: derived.content ?? [])
