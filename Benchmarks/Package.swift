@@ -25,6 +25,8 @@ let package = Package(
                 .product(name: "LogbookCRDT", package: "Logbook"),
                 .product(name: "LogbookStorage", package: "Logbook"),
                 .product(name: "LogbookTesting", package: "Logbook"),
+                .product(name: "LogbookViews", package: "Logbook"),
+                .product(name: "LogbookWorkloads", package: "Logbook"),
             ],
             path: "LogBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -218,4 +218,8 @@ let benchmarks: @Sendable () -> Void = {
         }
         try handle.close()
     }
+
+    // MARK: Views
+
+    searchBenchmarks()
 }

@@ -22,11 +22,7 @@ struct ViewsBenchmark {
     var queries: Int
     var progress: (String) -> Void
 
-    static let queryMix = [
-        "kitchen", "thermostat", "smart light", "philips hue", "door lock", "thermostatt", "kitchn",
-        "garage camera", "tv", "reset", "wi-fi", "motion sensor battery", "living room speaker",
-        "nest", "evening scene", "manual", "bosch oven", "upstairs", "blinds", "smoke",
-    ]
+    static let queryMix = SearchQueryMix.queries
 
     func run() async throws -> [BenchFigure] {
         try? FileManager.default.removeItem(atPath: directory)

@@ -118,21 +118,23 @@ import Testing
 
     /// A pass finding another pass on the stream skips it at once, or waits for it: to the
     /// end of the wait (skipped) or until the other one commits (collected). `hub gc` waits,
-    /// so an operator's pass is not lost to a hub's scheduled one.
+    /// so an operator's pass is not lost to a hub's scheduled one. The holder keeps the lock
+    /// until told to let go, so a slow machine cannot change the outcome.
     @Test func aPassWaitsForARunningPassOrSkips() async throws {
         try await HubReplicationTests.withStream { store, _, name, _ in
             let stream = try await store.stream(named: name, create: true)
-            let (taken, signal) = AsyncStream<Void>.makeStream()
+            let (taken, signalTaken) = AsyncStream<Void>.makeStream()
+            let (release, signalRelease) = AsyncStream<Void>.makeStream()
             let holder = Task {
                 try await store.client.transaction(logger: store.logger) { connection in
                     try await HubStore.takeCollectionLock(
                         of: stream, waitingSeconds: 0, on: connection, logger: store.logger)
-                    signal.yield()
-                    try await Task.sleep(for: .seconds(2))
+                    signalTaken.yield()
+                    for await _ in release { break }
                 }
             }
             for await _ in taken { break }
-            let pass = { (wait: Double) in
+            let pass = { @Sendable (wait: Double) in
                 try await store.collectTombstones(
                     in: stream, retentionSeconds: 0, graceSeconds: 0, lockWaitSeconds: wait)
             }
@@ -140,9 +142,11 @@ import Testing
             let started = ContinuousClock.now
             #expect(try await pass(0.3).skipped)
             #expect(ContinuousClock.now - started >= .milliseconds(250))
-            let waited = try await pass(30)
+            let waiting = Task { try await pass(30) }
+            try await Task.sleep(for: .milliseconds(300))
+            signalRelease.yield()
+            let waited = try await waiting.value
             #expect(!waited.skipped, "\(waited)")
-            #expect(ContinuousClock.now - started >= .milliseconds(1500))
             try await holder.value
             #expect(!(try await pass(0).skipped))
         }

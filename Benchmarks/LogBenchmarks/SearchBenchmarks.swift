@@ -1,0 +1,56 @@
+import Benchmark
+import Foundation
+import Logbook
+import LogbookViews
+import LogbookWorkloads
+
+/// A generated home of 100,000 entities (the views bench's: `HomeGraphGenerator`, seed 5)
+/// imported into a Logbook with a `SearchIndex`, built once per process on first use.
+final class SearchHome: @unchecked Sendable {
+    // @unchecked: `built` is guarded by `lock`; the index guards itself.
+    static let entities = 100_000
+    private let lock = NSLock()
+    private var built: SearchIndex?
+
+    func index() async throws -> SearchIndex {
+        if let built = lock.withLock({ built }) { return built }
+        let search = SearchIndex()
+        var options = LogbookOptions()
+        options.durability = .buffered
+        options.views = [search]
+        let directory = workload.scratch("search-home")
+        let logbook = try Logbook.open(directory: directory, nodeId: 1, options: options)
+        var generator = HomeGraphGenerator(seed: 5)
+        try await logbook.importGoodies(
+            try GoodiesDocument(
+                parsing: Array(
+                    PythonJSON.dumps(generator.document(entities: Self.entities)).utf8)))
+        try logbook.close()
+        _ = search.search("kitchen")  // builds every index, BM25 included
+        lock.withLock { built = search }
+        return search
+    }
+}
+
+let searchHome = SearchHome()
+
+/// One iteration runs the whole `SearchQueryMix` (20 queries) once.
+func searchBenchmarks() {
+    let mix = SearchQueryMix.queries
+    Benchmark("search-goodies-ranking-\(mix.count)-query-mix-\(SearchHome.entities)-entities") {
+        benchmark in
+        let index = try await searchHome.index()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for query in mix { blackHole(index.search(query)) }
+        }
+    }
+    Benchmark("search-BM25-\(mix.count)-query-mix-\(SearchHome.entities)-entities") {
+        benchmark in
+        let index = try await searchHome.index()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for query in mix { blackHole(index.searchBM25(query)) }
+        }
+    }
+}
