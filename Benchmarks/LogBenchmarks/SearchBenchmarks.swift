@@ -34,23 +34,21 @@ final class SearchHome: @unchecked Sendable {
 
 let searchHome = SearchHome()
 
-/// One iteration runs the whole `SearchQueryMix` (20 queries) once.
+/// One iteration runs the whole `SearchQueryMix` (20 queries) once, per ranking.
 func searchBenchmarks() {
     let mix = SearchQueryMix.queries
-    Benchmark("search-goodies-ranking-\(mix.count)-query-mix-\(SearchHome.entities)-entities") {
-        benchmark in
-        let index = try await searchHome.index()
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            for query in mix { blackHole(index.search(query)) }
-        }
-    }
-    Benchmark("search-BM25-\(mix.count)-query-mix-\(SearchHome.entities)-entities") {
-        benchmark in
-        let index = try await searchHome.index()
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            for query in mix { blackHole(index.searchBM25(query)) }
+    let rankings: [(name: String, run: @Sendable (SearchIndex, String) -> [SearchIndex.Result])] = [
+        ("goodies-ranking", { index, query in index.search(query) }),
+        ("BM25", { index, query in index.searchBM25(query) }),
+    ]
+    for (name, run) in rankings {
+        Benchmark("search-\(name)-\(mix.count)-query-mix-\(SearchHome.entities)-entities") {
+            benchmark in
+            let index = try await searchHome.index()
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                for query in mix { blackHole(run(index, query)) }
+            }
         }
     }
 }

@@ -22,8 +22,6 @@ struct ViewsBenchmark {
     var queries: Int
     var progress: (String) -> Void
 
-    static let queryMix = SearchQueryMix.queries
-
     func run() async throws -> [BenchFigure] {
         try? FileManager.default.removeItem(atPath: directory)
         progress("writing the views log")
@@ -59,7 +57,7 @@ struct ViewsBenchmark {
         var searchLatency = LatencyRecorder()
         var slowest: [String: Duration] = [:]
         for index in 0..<queries {
-            let query = Self.queryMix[index % Self.queryMix.count]
+            let query = SearchQueryMix.queries[index % SearchQueryMix.queries.count]
             let started = ContinuousClock.now
             _ = views.1.search(query)
             let elapsed = ContinuousClock.now - started
@@ -78,7 +76,7 @@ struct ViewsBenchmark {
         var bm25Latency = LatencyRecorder()
         for index in 0..<queries {
             let started = ContinuousClock.now
-            _ = views.1.searchBM25(Self.queryMix[index % Self.queryMix.count])
+            _ = views.1.searchBM25(SearchQueryMix.queries[index % SearchQueryMix.queries.count])
             bm25Latency.record(ContinuousClock.now - started)
         }
         var bm25Figure = latencyFigure(
