@@ -2,52 +2,73 @@ import Logbook
 import LogbookCRDT
 import NIOCore
 
-/// A push reduced to what one merge statement can apply: at most one change per (record,
-/// column) — the greatest by (colVersion, dbVersion, nodeId) — and at most one deletion per
-/// record — the first — with the column changes of deleted records dropped. Applying it in
-/// one statement gives the state merging the push's changes one by one, in order, would
-/// (crdt-lite's rules: a deletion drops its record's columns and wins over them; the first
-/// deletion accepted is the one kept; a column takes only a strictly greater version).
+/// Pushes reduced to what one merge statement can apply: at most one change per (record,
+/// column) — the greatest by (colVersion, dbVersion, nodeId), the earliest among equals —
+/// and at most one deletion per record — the first — with the column changes of deleted
+/// records dropped. Applying it in one statement gives the state merging the changes one by
+/// one, push after push, in order, would (crdt-lite's rules: a deletion drops its record's
+/// columns and wins over them; the first deletion accepted is the one kept; a column takes
+/// only a strictly greater version). Each kept change remembers the push it came from, so a
+/// merge of several pushes can tell each what it accepted.
 struct HubBatch {
     struct Deletion {
         var recordId: String
         var dbVersion: UInt64
         var nodeId: UInt64
+        var push: Int32
+    }
+
+    struct Cell {
+        var change: Change<String, String, Value>
+        var push: Int32
     }
 
     private(set) var deletions: [Deletion] = []
-    private(set) var cells: [Change<String, String, Value>] = []
+    private(set) var cells: [Cell] = []
+    /// How many pushes the batch holds.
+    let pushCount: Int
 
-    /// Checks every change against the engine's bounds (`ChangeLimits`) and reduces them;
-    /// throws `HubError.invalidChange` naming the first change refused, before anything is
-    /// written.
-    init(_ changes: [Change<String, String, Value>]) throws(HubError) {
-        var deleted: [String: Int] = [:]
-        var latest: [CellKey: Int] = [:]
-        var kept: [Change<String, String, Value>] = []
+    /// Throws `HubError.invalidChange` naming the first change over the engine's bounds
+    /// (`ChangeLimits`): a push is refused whole, before anything of it is written.
+    static func check(_ changes: [Change<String, String, Value>]) throws(HubError) {
         for (index, change) in changes.enumerated() {
             if let reason = ChangeLimits.reasonToRefuse(change) {
                 throw .invalidChange(index: index, reason: reason)
             }
-            guard let column = change.colName else {
-                if deleted[change.recordId] == nil {
-                    deleted[change.recordId] = deletions.count
-                    deletions.append(
-                        Deletion(
-                            recordId: change.recordId, dbVersion: change.dbVersion,
-                            nodeId: change.nodeId))
+        }
+    }
+
+    /// Reduces pushes that each passed `check`, the earliest first.
+    init(pushes: [[Change<String, String, Value>]]) {
+        pushCount = pushes.count
+        var deleted: [String: Int] = [:]
+        var latest: [CellKey: Int] = [:]
+        var kept: [Cell] = []
+        for (push, changes) in pushes.enumerated() {
+            let push = Int32(truncatingIfNeeded: push)
+            for change in changes {
+                guard let column = change.colName else {
+                    if deleted[change.recordId] == nil {
+                        deleted[change.recordId] = deletions.count
+                        deletions.append(
+                            Deletion(
+                                recordId: change.recordId, dbVersion: change.dbVersion,
+                                nodeId: change.nodeId, push: push))
+                    }
+                    continue
                 }
-                continue
-            }
-            let key = CellKey(recordId: change.recordId, column: column)
-            if let place = latest[key] {
-                if Self.isGreater(change, than: kept[place]) { kept[place] = change }
-            } else {
-                latest[key] = kept.count
-                kept.append(change)
+                let key = CellKey(recordId: change.recordId, column: column)
+                if let place = latest[key] {
+                    if Self.isGreater(change, than: kept[place].change) {
+                        kept[place] = Cell(change: change, push: push)
+                    }
+                } else {
+                    latest[key] = kept.count
+                    kept.append(Cell(change: change, push: push))
+                }
             }
         }
-        cells = deleted.isEmpty ? kept : kept.filter { deleted[$0.recordId] == nil }
+        cells = deleted.isEmpty ? kept : kept.filter { deleted[$0.change.recordId] == nil }
     }
 
     var isEmpty: Bool { deletions.isEmpty && cells.isEmpty }

@@ -4,7 +4,7 @@ import CoreMetrics
 /// (`logbook hub serve` exports them with swift-prometheus at `/metrics`). Made with each
 /// store, so a backend bootstrapped before the store receives them.
 struct HubMetrics: Sendable {
-    /// Merges committed (pushes that held at least one change).
+    /// Merge statements committed (each of one push, or of pushes that arrived together).
     let merges = Counter(label: "logbook_hub_merges_total")
     /// Changes received by merges, accepted or not.
     let pushedChanges = Counter(label: "logbook_hub_pushed_changes_total")

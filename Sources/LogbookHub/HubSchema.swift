@@ -188,6 +188,7 @@ public enum HubSchema {
                 $merge$
                 """
             ]),
+        groupedMerge,
     ]
 
     /// Applies every migration the database lacks; returns the versions applied (empty when

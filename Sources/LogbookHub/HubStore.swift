@@ -21,6 +21,7 @@ public struct HubStore: Sendable {
     let client: PostgresClient
     let logger: Logger
     let metrics = HubMetrics()
+    let mergeQueue = HubMergeQueue()
 
     /// A store over `client`, which the caller runs (`client.run()`) while the store is used.
     public init(client: PostgresClient, logger: Logger) {
@@ -60,7 +61,8 @@ public struct HubStore: Sendable {
 
     /// Merges `changes` into `stream` with crdt-lite's rules, in one transaction; returns
     /// once it has committed. Checks every change first: one over the engine's bounds
-    /// refuses the push whole.
+    /// refuses the push whole. Pushes into one stream that arrive while it merges are
+    /// merged together next (`HubMergeQueue`); each is told what of its own was accepted.
     public func merge(
         _ changes: [Change<String, String, Value>], into stream: HubStream
     ) async throws -> HubMergeReport {
@@ -69,15 +71,18 @@ public struct HubStore: Sendable {
                 "a push of \(changes.count) changes is over \(Self.pushChangesMax) "
                     + "(HubStore.pushChangesMax); send it in parts")
         }
-        let batch = try HubBatch(changes)
-        guard !batch.isEmpty else { return HubMergeReport(received: 0) }
-        let statement = HubMergeStatement(stream: stream, batch: batch)
-        let logger = logger
-        let started = ContinuousClock.now
-        var report = try await statement.run(on: client, logger: logger)
+        try HubBatch.check(changes)
+        guard !changes.isEmpty else { return HubMergeReport(received: 0) }
+        let (client, logger, metrics) = (client, logger, metrics)
+        var report = try await mergeQueue.merge(changes, into: stream.id) { pushes in
+            let statement = HubMergeStatement(stream: stream, batch: HubBatch(pushes: pushes))
+            let started = ContinuousClock.now
+            let reports = try await statement.run(on: client, logger: logger)
+            metrics.mergeDuration.record(since: started)
+            metrics.merges.increment()
+            return reports
+        }
         report.received = changes.count
-        metrics.mergeDuration.record(since: started)
-        metrics.merges.increment()
         metrics.pushedChanges.increment(by: Int64(changes.count))
         metrics.acceptedChanges.increment(
             by: Int64(report.acceptedCells + report.acceptedDeletions))

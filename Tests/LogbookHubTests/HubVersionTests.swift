@@ -14,22 +14,27 @@ import Testing
         let cellsPerPush = 4
         try await HubTestDatabase.withStore(poolMax: 12) { store in
             let stream = try await store.stream(named: HubTestDatabase.freshStream(), create: true)
+            let writersDone = DoneFlag()
             let written = try await withThrowingTaskGroup(of: Set<String>?.self) { group in
                 for reader in 0..<3 {
                     group.addTask {
                         var seen: Set<String> = []
                         var since: UInt64 = 0
-                        // Every push takes one version of the fresh stream, so the last is
-                        // known; a reader stops on reaching it (or after a minute, failing).
-                        let finalVersion = UInt64(writers * pushes)
+                        // Pushes that arrive together share a version, so the last version
+                        // is not known ahead: a reader stops at the first complete page read
+                        // after every writer was answered (or after a minute, failing).
                         let deadline = ContinuousClock.now + .seconds(60)
-                        while since < finalVersion, ContinuousClock.now < deadline {
+                        while ContinuousClock.now < deadline {
+                            let finished = writersDone.isSet
                             let page = try await store.changes(
                                 in: stream, since: since, limit: 3 + reader)
                             #expect(page.nextSince >= since, "the cursor went back")
                             seen.formUnion(page.changes.map(\.recordId))
                             since = page.nextSince
-                            if page.isComplete { try await Task.sleep(for: .milliseconds(1)) }
+                            if page.isComplete {
+                                if finished { break }
+                                try await Task.sleep(for: .milliseconds(1))
+                            }
                         }
                         return seen
                     }
@@ -49,7 +54,15 @@ import Testing
                     }
                 }
                 var readers: [Set<String>] = []
-                for try await result in group { if let result { readers.append(result) } }
+                var writersLeft = writers
+                for try await result in group {
+                    if let result {
+                        readers.append(result)
+                    } else {
+                        writersLeft -= 1
+                        if writersLeft == 0 { writersDone.set() }
+                    }
+                }
                 return readers
             }
             let all = Set(
@@ -102,4 +115,14 @@ extension HubVersionTests {
             )
         }
     }
+}
+
+/// Set once, read by many tasks.
+private final class DoneFlag: @unchecked Sendable {
+    // @unchecked: `done` is guarded by `lock`.
+    private let lock = NSLock()
+    private var done = false
+
+    var isSet: Bool { lock.withLock { done } }
+    func set() { lock.withLock { done = true } }
 }
