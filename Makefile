@@ -29,7 +29,7 @@ bench: deps
 	.build/release/logbook bench log
 
 # The hub's store on a throwaway PostgreSQL (scripts/with-postgres.sh): ingest, updates,
-# a plain INSERT ceiling and a paging reader.
+# a plain INSERT ceiling, a reader paging changes and one paging shipped batches.
 bench-hub: deps
 	swift build -c release --product logbook
 	bash scripts/with-postgres.sh sh -c '.build/release/logbook bench hub --postgres "$$LOGBOOK_TEST_POSTGRES_URL"'

@@ -1,4 +1,5 @@
 import Foundation
+import Logbook
 import LogbookCRDT
 import LogbookHub
 import Logging
@@ -68,6 +69,14 @@ struct HubBenchmark {
                     system: "Hub", name: "pull by one reader, pages of 10,000", kind: nil,
                     changesPerSecond: pullRate,
                     note: "from version 0 of the 64-pusher stream"))
+            let (shippedRate, _) = try await medianOfRuns {
+                (try await pullShipped(store, largest), nil)
+            }
+            figures.append(
+                BenchFigure(
+                    system: "Hub", name: "pull as shipped batches, answers of 4 MiB", kind: nil,
+                    changesPerSecond: shippedRate,
+                    note: "what a node's GET log gets (pages framed as LZ4 batches), no HTTP"))
         }
         return figures
     }
@@ -170,6 +179,22 @@ struct HubBenchmark {
             read += page.changes.count
             since = page.nextSince
             if page.isComplete { break }
+        }
+        return Double(read) / (ContinuousClock.now - started).seconds
+    }
+
+    /// Changes read per second as a node's `GET log` reads them: pages of about 4 MiB of
+    /// shipped batches (`HubStore.batches`, the hub's default answer bound), from offset 0.
+    private func pullShipped(_ store: HubStore, _ stream: HubStream) async throws -> Double {
+        let started = ContinuousClock.now
+        var offset: UInt64 = 0
+        var read = 0
+        while true {
+            let fetched = try await store.batches(in: stream, from: offset, maxBytes: 4 << 20)
+            guard fetched.batchCount > 0 else { break }
+            // The hub frames one record per change; the headers count them.
+            read += try ShippedBatchReader.announced(in: fetched.bytes).records
+            offset = fetched.nextOffset
         }
         return Double(read) / (ContinuousClock.now - started).seconds
     }

@@ -44,12 +44,14 @@ enum HubChangeRow {
 
     /// A value in the log's binary form, which must fill its cell exactly.
     private static func decodeValue(_ bytes: ByteBuffer, of recordId: String) throws -> Value {
-        let decoded =
-            bytes.readableBytesView.withContiguousStorageIfAvailable { bytes in
-                var position = 0
-                let read = ValueCodec.read(UnsafeRawBufferPointer(bytes), at: &position, depth: 0)
-                return position == bytes.count ? read : nil
-            } ?? nil
+        try bytes.withUnsafeReadableBytes { try decodeValue($0, of: recordId) }
+    }
+
+    /// A value in the log's binary form, which must fill `bytes` exactly.
+    static func decodeValue(_ bytes: UnsafeRawBufferPointer, of recordId: String) throws -> Value {
+        var position = 0
+        let read = ValueCodec.read(bytes, at: &position, depth: 0)
+        let decoded = position == bytes.count ? read : nil
         guard let decoded else {
             throw HubError.corruptRow(
                 "the value of record \(ChangeAdmission.quoted(recordId)) does not decode")

@@ -4,108 +4,53 @@ import Logging
 import NIOCore
 import PostgresNIO
 
-/// Reads one page of a stream's changes in a read-only, repeatable-read transaction, so the
-/// stream's version and the rows come from one snapshot.
+/// Reads one page of a stream's changes: one call of `logbook_page` (migration 5), whose
+/// queries share one snapshot, so the stream's version and the rows agree.
 struct HubPageReader {
     let stream: HubStream
     let since: UInt64
     let limit: Int
 
-    func read(on connection: PostgresConnection, logger: Logger) async throws -> HubPage {
-        try await connection.query(
-            "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
-        // The page's queries walk the version index from `since`. Right after a burst of
-        // merges the planner's statistics lag (until autovacuum analyzes the table) and it
-        // picks a bitmap scan of the whole rest of the stream and a sort instead: 37 ms for
-        // a page's boundary on a 200,000-change stream, 2 ms by the index. Only this
-        // transaction's plans change.
-        try await connection.query(
+    func read(on client: PostgresClient, logger: Logger) async throws -> HubPage {
+        let rows = try await client.query(
             """
-            SELECT set_config('enable_bitmapscan', 'off', true),
-                set_config('enable_seqscan', 'off', true)
+            SELECT * FROM logbook_page(\(stream.id), \(Self.storedVersion(since)), \(Int64(limit)))
             """, logger: logger)
-        let heads = try await connection.query(
-            "SELECT hub_version, collected_below FROM logbook_streams WHERE stream_id = \(stream.id)",
-            logger: logger)
-        var head: (version: UInt64, collectedBelow: UInt64)?
-        for try await (version, collected) in heads.decode((Int64, Int64).self) {
-            head = (HubColumns.version(stored: version), HubColumns.version(stored: collected))
+        var page: HubPage?
+        for try await row in rows {
+            guard page == nil else { throw HubError.corruptRow("a page came as several rows") }
+            page = try read(row)
         }
-        guard let head else { throw HubError.unknownStream(stream.name) }
-        // Tombstones below `collected_below` are gone: a reader that has not seen every
-        // version below it (and is not starting afresh) would miss a deletion.
-        if since > 0, head.collectedBelow > 0, since < head.collectedBelow - 1 {
-            throw HubError.snapshotRequired(since: since, collectedBelow: head.collectedBelow)
+        guard let page else { throw HubError.unknownStream(stream.name) }
+        return page
+    }
+
+    private func read(_ row: PostgresRow) throws -> HubPage {
+        // postgres-nio traps when a row has fewer columns than a tuple decodes.
+        let columns = PostgresRandomAccessRow(row).count
+        guard columns == 14 else {
+            throw HubError.corruptRow("logbook_page answered \(columns) columns, not 14")
         }
-        // The page's last version first, found by walking `limit` index entries of each
-        // table: the rows query then reads only the page, never the rest of the stream.
-        let high = try await boundary(on: connection, logger: logger)
-        let changes = try await rows(on: connection, after: since, upTo: high, logger: logger)
-        let isComplete = high == nil
+        let (version, horizon, last) = try row.decode((Int64, Int64, Int64?).self)
+        let head = HubColumns.version(stored: version)
+        let collectedBelow = HubColumns.version(stored: horizon)
+        if since > 0, collectedBelow > 0, since < collectedBelow - 1 {
+            throw HubError.snapshotRequired(since: since, collectedBelow: collectedBelow)
+        }
+        let cells = try HubChangeArrays.cells(row, from: 3)
+        let deletions = try HubChangeArrays.tombstones(row, from: 10)
+        // Rows of one version need no order among them: a page holds whole versions, and a
+        // merge that deletes a record leaves no cell of it.
+        let changes = deletions.isEmpty ? cells : Self.merged(cells, deletions)
+        let isComplete = last == nil
         // A complete page read every row up to the stream's version in this snapshot, so the
         // reader may move to that version even when its last merges wrote no row (a push of
         // echoes takes a version and changes nothing).
         let lastRead = changes.last?.localDbVersion ?? since
-        let nextSince = isComplete ? max(head.version, since) : max(lastRead, since)
+        let nextSince = isComplete ? max(head, since) : max(lastRead, since)
         return HubPage(
-            changes: changes, nextSince: nextSince, hubVersion: head.version,
-            isComplete: isComplete || nextSince >= head.version)
-    }
-
-    /// The version of the `limit`-th row past `since` in the table that reaches it first:
-    /// every row up to it makes the page (about `limit` rows, and whole versions). Nil when
-    /// neither table holds that many: the page is the rest of the stream.
-    private func boundary(on connection: PostgresConnection, logger: Logger) async throws
-        -> UInt64?
-    {
-        let low = Self.storedVersion(since)
-        let offset = Int64(limit) - 1  // limit ≥ 1
-        let result = try await connection.query(
-            """
-            SELECT least(
-                (SELECT hub_version FROM logbook_cells
-                 WHERE stream_id = \(stream.id) AND hub_version > \(low)
-                 ORDER BY hub_version OFFSET \(offset) LIMIT 1),
-                (SELECT hub_version FROM logbook_tombstones
-                 WHERE stream_id = \(stream.id) AND hub_version > \(low)
-                 ORDER BY hub_version OFFSET \(offset) LIMIT 1))
-            """, logger: logger)
-        for try await version in result.decode(Int64?.self) {
-            return version.map(HubColumns.version(stored:))
-        }
-        return nil
-    }
-
-    /// Every row with a version in (`after`, `upTo`], in version order: each table read in
-    /// the order of its version index (no sort in the database), the two merged here. Rows
-    /// of one version need no order among them: a page holds whole versions, and a merge
-    /// that deletes a record leaves no cell of it.
-    private func rows(
-        on connection: PostgresConnection, after: UInt64, upTo: UInt64?, logger: Logger
-    ) async throws -> [Change<String, String, Value>] {
-        let low = Self.storedVersion(after)
-        let high = upTo.map(HubColumns.version) ?? Int64.max
-        let cells = try await connection.query(
-            """
-            SELECT record_id, col_name, value, col_version, db_version, node_id, hub_version
-            FROM logbook_cells
-            WHERE stream_id = \(stream.id) AND hub_version > \(low) AND hub_version <= \(high)
-            ORDER BY hub_version
-            """, logger: logger)
-        var changes: [Change<String, String, Value>] = []
-        changes.reserveCapacity(limit)
-        for try await row in cells { changes.append(try HubChangeRow.change(row)) }
-        let tombstones = try await connection.query(
-            """
-            SELECT record_id, NULL::bytea, NULL::bytea, 0::int8, db_version, node_id, hub_version
-            FROM logbook_tombstones
-            WHERE stream_id = \(stream.id) AND hub_version > \(low) AND hub_version <= \(high)
-            ORDER BY hub_version
-            """, logger: logger)
-        var deletions: [Change<String, String, Value>] = []
-        for try await row in tombstones { deletions.append(try HubChangeRow.change(row)) }
-        guard !deletions.isEmpty else { return changes }
-        return Self.merged(changes, deletions)
+            changes: changes, nextSince: nextSince, hubVersion: head,
+            isComplete: isComplete || nextSince >= head)
     }
 
     /// Two lists in version order as one, a version's cells before its deletions.

@@ -189,6 +189,7 @@ public enum HubSchema {
                 """
             ]),
         groupedMerge,
+        pageFunction,
     ]
 
     /// Applies every migration the database lacks; returns the versions applied (empty when

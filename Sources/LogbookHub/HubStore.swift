@@ -99,9 +99,7 @@ public struct HubStore: Sendable {
         guard limit > 0 else { throw HubError.tooLarge("a page limit must be positive") }
         let reader = HubPageReader(stream: stream, since: since, limit: limit)
         let logger = logger
-        let page = try await client.transaction(logger: logger) { connection in
-            try await reader.read(on: connection, logger: logger)
-        }
+        let page = try await reader.read(on: client, logger: logger)
         metrics.pulledChanges.increment(by: Int64(page.changes.count))
         return page
     }
