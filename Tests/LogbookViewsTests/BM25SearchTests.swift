@@ -73,3 +73,27 @@ import Testing
         }
     }
 }
+
+extension BM25SearchTests {
+    /// A type filter keeps only entities whose type it names; an entity with no
+    /// `entity_type` passes no filter, and without a filter every match comes back. Both
+    /// rankings and their scans share the filter, so the scans cannot catch it: this names
+    /// the answer.
+    @Test func aTypeFilterNeverLetsAnUntypedEntityThrough() async throws {
+        let home = try HomeLogbook()
+        defer { home.close() }
+        try await home.logbook.insertOrUpdate(
+            "entity/typed", fields: [("entity_type", "device"), ("name", "Hall lamp")])
+        try await home.logbook.insertOrUpdate("entity/untyped", fields: [("name", "Hall lamp")])
+        for ids in [
+            home.search.search("hall lamp", types: ["device"]).map(\.id),
+            home.search.searchByScanning("hall lamp", types: ["device"]).map(\.id),
+            home.search.searchBM25("hall lamp", types: ["device"]).map(\.id),
+            home.search.searchBM25ByScanning("hall lamp", types: ["device"]).map(\.id),
+        ] {
+            #expect(ids == ["typed"])
+        }
+        #expect(Set(home.search.search("hall lamp").map(\.id)).count == 2)
+        #expect(Set(home.search.searchBM25("hall lamp").map(\.id)).count == 2)
+    }
+}

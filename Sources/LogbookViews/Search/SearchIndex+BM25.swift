@@ -17,8 +17,7 @@ extension SearchIndex {
         bm25.scores(for: queryTokens) { slot, score in
             if top.count == limit, let last = top.last, score < last.score { return }
             let document = documents[Int(slot)]
-            guard document.alive, types.map({ document.type.map($0.contains) ?? false }) ?? true
-            else { return }
+            guard document.alive, types.map({ document.passes($0) }) ?? true else { return }
             keep(slot, score, in: &top, limit: limit)
         }
         return top.map { slot, score in
@@ -67,8 +66,7 @@ extension SearchIndex {
                 let b = BM25Index.b
                 score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / averageLength))
             }
-            let type = documents[Int(slot)].type
-            guard matched, types.map({ type.map($0.contains) ?? false }) ?? true else { continue }
+            guard matched, types.map({ documents[Int(slot)].passes($0) }) ?? true else { continue }
             scored.append((slot, score))
         }
         scored.sort { lhs, rhs in

@@ -38,7 +38,7 @@ extension SearchIndex {
         for slot in marks.touchedInSlotOrder() {
             let fact = facts[Int(slot)]
             guard fact.indexed else { continue }
-            if let types, !(documents[Int(slot)].type.map(types.contains) ?? false) { continue }
+            if let types, !documents[Int(slot)].passes(types) { continue }
             let bound = fact.bound(marks[slot], queryLength: queryLength)
             candidates.append((slot, bound))
             leaders.offer(slot, bound: bound)

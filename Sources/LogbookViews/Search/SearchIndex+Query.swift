@@ -82,7 +82,7 @@ extension SearchIndex {
         if top.count < limit || (top.last?.score ?? 0) <= 1 {
             for slot in nameBigrams.candidates(for: parsed.scalars)
             where !marks[slot].touched && facts[Int(slot)].indexed {
-                if let types, !(documents[Int(slot)].type.map(types.contains) ?? false) { continue }
+                if let types, !documents[Int(slot)].passes(types) { continue }
                 guard let derived = texts[Int(slot)] else { continue }
                 let score = Self.score(
                     documents[Int(slot)].name, derived, parsed, fuzzy: true,
@@ -165,7 +165,7 @@ extension SearchIndex {
         var noHighlights: [String: [String]]? = nil
         for slot in slots {
             let document = documents[Int(slot)]
-            if let types, !(document.type.map(types.contains) ?? false) { continue }
+            if let types, !document.passes(types) { continue }
             let derived =
                 fresh ? Self.texts(of: document) : (texts[Int(slot)] ?? Self.texts(of: document))
             let score = Self.score(

@@ -36,6 +36,13 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         /// The offset of the record's first change: insertion order, for ties.
         var sequence: UInt64
         var alive = true
+
+        /// Whether the document passes a query's type filter: only when the filter names
+        /// its type (an untyped document never does). Callers skip the call when there is
+        /// no filter, so a query without one never reads the document.
+        func passes(_ types: Set<String>) -> Bool {
+            type.map(types.contains) ?? false
+        }
     }
 
     /// Lower-cased texts derived from a document when it is indexed (a class: scoring
