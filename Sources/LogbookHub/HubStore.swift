@@ -98,7 +98,6 @@ public struct HubStore: Sendable {
     public func changes(in stream: HubStream, since: UInt64, limit: Int) async throws -> HubPage {
         guard limit > 0 else { throw HubError.tooLarge("a page limit must be positive") }
         let reader = HubPageReader(stream: stream, since: since, limit: limit)
-        let logger = logger
         let page = try await reader.read(on: client, logger: logger)
         metrics.pulledChanges.increment(by: Int64(page.changes.count))
         return page
