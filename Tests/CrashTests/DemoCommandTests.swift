@@ -5,7 +5,7 @@ import Testing
 // every part must end as the demo says it does (replicas converged, the reopened log and
 // views equal, the two nodes converged before and after tombstone GC).
 @Suite struct DemoCommandTests {
-    @Test func theDemoRunsToTheEndAndEveryPartConverges() throws {
+    @Test func theDemoRunsToTheEndAndEveryPartConverges() async throws {
         guard LogbookExecutable.built() != nil else { return }
         let base = FileManager.default.temporaryDirectory.appendingPathComponent(
             "logbook-demo-\(UUID().uuidString.prefix(8))"
@@ -15,7 +15,7 @@ import Testing
                 try? FileManager.default.removeItem(atPath: base + suffix)
             }
         }
-        let demo = try LogbookExecutable.run(
+        let demo = try await LogbookExecutable.run(
             ["demo", "--directory", base, "--records", "2000", "--changes", "20000"])
         #expect(demo.status == 0, "stderr: \(demo.standardError)")
         let output = demo.standardOutput

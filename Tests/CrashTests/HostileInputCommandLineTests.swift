@@ -6,12 +6,12 @@ import Testing
 // round. Each is refused with exit code 2 and the line or field named, and the directory
 // keeps working: the next write succeeds and the log replays.
 @Suite struct HostileInputCommandLineTests {
-    private func initialized() throws -> String? {
+    private func initialized() async throws -> String? {
         guard LogbookExecutable.built() != nil else { return nil }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "logbook-hostile-\(UUID().uuidString.prefix(8))"
         ).path
-        #expect(try LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
+        #expect(try await LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
         return directory
     }
 
@@ -20,53 +20,55 @@ import Testing
             + #""dbVersion":\#(dbVersion),"nodeId":9,"localDbVersion":1,"flags":0}"#
     }
 
-    private func expectStillWorking(_ directory: String) throws {
-        #expect(try LogbookExecutable.run(["put", directory, "e/after", "n=1"]).status == 0)
-        let replay = try LogbookExecutable.run(["replay", directory])
+    private func expectStillWorking(_ directory: String) async throws {
+        #expect(try await LogbookExecutable.run(["put", directory, "e/after", "n=1"]).status == 0)
+        let replay = try await LogbookExecutable.run(["replay", directory])
         #expect(replay.status == 0, "\(replay.standardError)")
-        #expect(try LogbookExecutable.run(["verify", directory]).status == 0)
+        #expect(try await LogbookExecutable.run(["verify", directory]).status == 0)
     }
 
     @Test(arguments: ["18446744073709551615", "18446744073709551614", "9223372036854775808"])
-    func appendRefusesAVersionOverTheLimit(dbVersion: String) throws {
-        guard let directory = try initialized() else { return }
+    func appendRefusesAVersionOverTheLimit(dbVersion: String) async throws {
+        guard let directory = try await initialized() else { return }
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let input = line() + "\n" + line(dbVersion: dbVersion) + "\n"
-        let appended = try LogbookExecutable.run(["append", directory, "-"], input: input)
+        let appended = try await LogbookExecutable.run(["append", directory, "-"], input: input)
         #expect(appended.status == 2, "\(appended.standardError)")
         #expect(appended.standardError.contains("stdin:2"), "\(appended.standardError)")
         #expect(appended.standardError.contains("ChangeLimits.versionMax"))
         #expect(appended.standardError.contains("nothing from stdin was merged"))
-        try expectStillWorking(directory)
+        try await expectStillWorking(directory)
     }
 
-    @Test func appendRefusesAValueNestedTooDeep() throws {
-        guard let directory = try initialized() else { return }
+    @Test func appendRefusesAValueNestedTooDeep() async throws {
+        guard let directory = try await initialized() else { return }
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let deep = String(repeating: "[", count: 66) + String(repeating: "]", count: 66)
-        let appended = try LogbookExecutable.run(
+        let appended = try await LogbookExecutable.run(
             ["append", directory, "-"], input: line(value: deep) + "\n")
         #expect(appended.status == 2, "\(appended.standardError)")
         #expect(appended.standardError.contains("ChangeLimits.valueDepthMax"))
-        let putDeep = try LogbookExecutable.run(["put", directory, "e/y", "n=\(deep)"])
+        let putDeep = try await LogbookExecutable.run(["put", directory, "e/y", "n=\(deep)"])
         #expect(putDeep.status == 2, "\(putDeep.standardError)")
-        try expectStillWorking(directory)
+        try await expectStillWorking(directory)
     }
 
     @Test(arguments: ["9223372036854775808", "18446744073709551615", "[1,9223372036854775808]"])
-    func putRefusesAnIntegerADoubleWouldRound(text: String) throws {
-        guard let directory = try initialized() else { return }
+    func putRefusesAnIntegerADoubleWouldRound(text: String) async throws {
+        guard let directory = try await initialized() else { return }
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let put = try LogbookExecutable.run(["put", directory, "e/x", "n=\(text)"])
+        let put = try await LogbookExecutable.run(["put", directory, "e/x", "n=\(text)"])
         #expect(put.status == 2, "\(put.standardOutput) \(put.standardError)")
         #expect(put.standardError.contains("does not fit a signed 64-bit integer"))
-        let largest = try LogbookExecutable.run(["put", directory, "e/x", "n=9223372036854775807"])
+        let largest = try await LogbookExecutable.run([
+            "put", directory, "e/x", "n=9223372036854775807",
+        ])
         #expect(largest.standardOutput.contains("n = 9223372036854775807"))
-        try expectStillWorking(directory)
+        try await expectStillWorking(directory)
     }
 
-    @Test func theTokenComesFromAFileOrTheEnvironmentAndIsRequired() throws {
-        guard let directory = try initialized() else { return }
+    @Test func theTokenComesFromAFileOrTheEnvironmentAndIsRequired() async throws {
+        guard let directory = try await initialized() else { return }
         let tokenFile = directory + "-token"
         defer {
             try? FileManager.default.removeItem(atPath: directory)
@@ -74,32 +76,33 @@ import Testing
         }
         // Nothing listens on port 1: a run that got past the token fails to connect (1).
         let sync = ["sync", directory, "--from", "http://127.0.0.1:1"]
-        let none = try LogbookExecutable.run(sync, environment: ["LOGBOOK_TOKEN": ""])
+        let none = try await LogbookExecutable.run(sync, environment: ["LOGBOOK_TOKEN": ""])
         #expect(none.status == 64, "\(none.standardError)")
         #expect(none.standardError.contains("token"))
         try Data("\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
-        let empty = try LogbookExecutable.run(sync + ["--token-file", tokenFile])
+        let empty = try await LogbookExecutable.run(sync + ["--token-file", tokenFile])
         #expect(empty.status == 64)
         #expect(empty.standardError.contains("holds no token"))
         try Data("  s3cret  \nignored\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
-        let fromFile = try LogbookExecutable.run(sync + ["--token-file", tokenFile])
+        let fromFile = try await LogbookExecutable.run(sync + ["--token-file", tokenFile])
         #expect(fromFile.status == 1, "\(fromFile.standardError)")
-        let fromEnvironment = try LogbookExecutable.run(
+        let fromEnvironment = try await LogbookExecutable.run(
             sync, environment: ["LOGBOOK_TOKEN": "s3cret"])
         #expect(fromEnvironment.status == 1, "\(fromEnvironment.standardError)")
-        let both = try LogbookExecutable.run(sync + ["--token-file", tokenFile, "--token", "x"])
+        let both = try await LogbookExecutable.run(
+            sync + ["--token-file", tokenFile, "--token", "x"])
         #expect(both.status == 64)
     }
 
-    @Test func importRefusesMissingAndMalformedFilesWithTheirPosition() throws {
-        guard let directory = try initialized() else { return }
+    @Test func importRefusesMissingAndMalformedFilesWithTheirPosition() async throws {
+        guard let directory = try await initialized() else { return }
         let file = directory + "-rows.json"
         defer {
             try? FileManager.default.removeItem(atPath: directory)
             try? FileManager.default.removeItem(atPath: file)
         }
         for kind in ["bridges", "goodies"] {
-            let missing = try LogbookExecutable.run(["import", kind, directory, file])
+            let missing = try await LogbookExecutable.run(["import", kind, directory, file])
             #expect(missing.status == 2, "\(missing.standardError)")
             #expect(missing.standardError.contains("does not exist"))
         }
@@ -108,11 +111,11 @@ import Testing
             (#"{"a": 1}"#, "a JSON array"),
         ] {
             try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-            let malformed = try LogbookExecutable.run(["import", "bridges", directory, file])
+            let malformed = try await LogbookExecutable.run(["import", "bridges", directory, file])
             #expect(malformed.status == 2, "\(text): \(malformed.standardError)")
             #expect(malformed.standardError.contains(fragment), "\(malformed.standardError)")
             #expect(!malformed.standardError.contains("Usage"))
         }
-        try expectStillWorking(directory)
+        try await expectStillWorking(directory)
     }
 }

@@ -13,17 +13,17 @@ import Testing
         if: ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_URL"] != nil
             || ProcessInfo.processInfo.environment["CI"] == "true"))
 struct HubCommandTests {
-    @Test func migrateIsRepeatableAndBadURLsSayWhy() throws {
+    @Test func migrateIsRepeatableAndBadURLsSayWhy() async throws {
         guard LogbookExecutable.built() != nil else { return }
         let url = try #require(ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_URL"])
-        let first = try LogbookExecutable.run(["hub", "migrate", "--postgres", url])
+        let first = try await LogbookExecutable.run(["hub", "migrate", "--postgres", url])
         #expect(first.status == 0, "\(first.standardError)")
-        let again = try LogbookExecutable.run(["hub", "migrate", "--postgres", url])
+        let again = try await LogbookExecutable.run(["hub", "migrate", "--postgres", url])
         #expect(again.status == 0)
         #expect(
             again.standardOutput.contains("schema already at version"), "\(again.standardOutput)")
 
-        let refused = try LogbookExecutable.run([
+        let refused = try await LogbookExecutable.run([
             "hub", "migrate", "--postgres",
             "postgres://someone:hunter2@127.0.0.1:1/db?sslmode=disable",
         ])
@@ -31,7 +31,9 @@ struct HubCommandTests {
         #expect(refused.standardError.contains("cannot connect"), "\(refused.standardError)")
         #expect(!refused.standardError.contains("hunter2"), "the password was printed")
 
-        let malformed = try LogbookExecutable.run(["hub", "migrate", "--postgres", "mysql://x/y"])
+        let malformed = try await LogbookExecutable.run([
+            "hub", "migrate", "--postgres", "mysql://x/y",
+        ])
         #expect(malformed.status == 2)
         #expect(malformed.standardError.contains("expected postgres://"))
     }
@@ -42,9 +44,9 @@ struct HubCommandTests {
     @Test func aServedHubTakesChangesWithAPrintedTokenAndStopsOnSIGTERM() async throws {
         guard let executable = LogbookExecutable.built() else { return }
         let url = try #require(ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_URL"])
-        #expect(try LogbookExecutable.run(["hub", "migrate", "--postgres", url]).status == 0)
+        #expect(try await LogbookExecutable.run(["hub", "migrate", "--postgres", url]).status == 0)
         let stream = "process-\(UUID().uuidString.prefix(8))"
-        let created = try LogbookExecutable.run([
+        let created = try await LogbookExecutable.run([
             "hub", "token", "create", "--postgres", url, "--stream", stream,
         ])
         #expect(created.status == 0, "\(created.standardError)")
@@ -70,19 +72,19 @@ struct HubCommandTests {
         #expect(metrics.body.contains("logbook_hub_pulled_changes_total 1"))
 
         kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        await process.exited()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
     }
 
     /// Migrates the database at `url` and makes, with the command line, a new stream named
     /// `label-XXXXXXXX`, a scratch directory (the caller removes it) and a file in it
     /// holding a token for the stream.
-    static func scratchStream(url: String, label: String) throws -> (
+    static func scratchStream(url: String, label: String) async throws -> (
         stream: String, directory: String, tokenFile: String
     ) {
-        #expect(try LogbookExecutable.run(["hub", "migrate", "--postgres", url]).status == 0)
+        #expect(try await LogbookExecutable.run(["hub", "migrate", "--postgres", url]).status == 0)
         let stream = "\(label)-\(UUID().uuidString.prefix(8))"
-        let created = try LogbookExecutable.run([
+        let created = try await LogbookExecutable.run([
             "hub", "token", "create", "--postgres", url, "--stream", stream,
         ])
         #expect(created.status == 0, "\(created.standardError)")
@@ -126,38 +128,38 @@ struct HubCommandTests {
     @Test func nodesSyncThroughAServedHubFromTheCommandLine() async throws {
         guard let executable = LogbookExecutable.built() else { return }
         let url = try #require(ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_URL"])
-        let (stream, directory, tokenFile) = try Self.scratchStream(url: url, label: "cli")
+        let (stream, directory, tokenFile) = try await Self.scratchStream(url: url, label: "cli")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (hub, base) = try await Self.startHub(executable, url: url)
         defer { if hub.isRunning { hub.terminate() } }
         let (first, second) = (directory + "/a", directory + "/b")
-        let sync = { (node: String) throws -> LogbookExecutable.Output in
-            try LogbookExecutable.run([
+        let sync = { (node: String) async throws -> LogbookExecutable.Output in
+            try await LogbookExecutable.run([
                 "sync", node, "--hub", base, "--stream", stream, "--token-file", tokenFile,
             ])
         }
         for (node, id) in [(first, "1"), (second, "2")] {
-            #expect(try LogbookExecutable.run(["init", node, "--node", id]).status == 0)
-            let put = try LogbookExecutable.run(["put", node, "entity/\(id)", "name=N\(id)"])
+            #expect(try await LogbookExecutable.run(["init", node, "--node", id]).status == 0)
+            let put = try await LogbookExecutable.run(["put", node, "entity/\(id)", "name=N\(id)"])
             #expect(put.status == 0, "\(put.standardError)")
         }
-        let pushedFirst = try sync(first)
+        let pushedFirst = try await sync(first)
         #expect(pushedFirst.status == 0, "\(pushedFirst.standardError)")
         #expect(
             pushedFirst.standardOutput.contains("pushed 1 changes"), "\(pushedFirst.standardOutput)"
         )
-        let both = try sync(second)
+        let both = try await sync(second)
         #expect(both.standardOutput.contains("pushed 1 changes"), "\(both.standardOutput)")
         #expect(both.standardOutput.contains("accepted 1"), "\(both.standardOutput)")
-        let last = try sync(first)
+        let last = try await sync(first)
         #expect(last.standardOutput.contains("pushed 0 changes"), "an echo went back")
         let digest = { (output: LogbookExecutable.Output) in
             output.standardOutput.split(separator: "\n").first { $0.hasPrefix("digest:") }
         }
-        let settled = try sync(second)
+        let settled = try await sync(second)
         #expect(digest(last) != nil && digest(last) == digest(settled))
         // The same round as one JSON document: nothing left to move, the same digest.
-        let quiet = try LogbookExecutable.run([
+        let quiet = try await LogbookExecutable.run([
             "sync", first, "--hub", base, "--stream", stream, "--token-file", tokenFile, "--json",
         ])
         let round = try #require(
@@ -182,8 +184,9 @@ struct HubCommandTests {
         serving.standardOutput = FileHandle.nullDevice
         try serving.run()
         defer { if serving.isRunning { serving.terminate() } }
-        #expect(try LogbookExecutable.run(["put", first, "entity/late", "name=Late"]).status == 0)
-        #expect(try sync(first).status == 0)
+        #expect(
+            try await LogbookExecutable.run(["put", first, "entity/late", "name=Late"]).status == 0)
+        await #expect(try sync(first).status == 0)
         var arrived = false
         for _ in 0..<100 where !arrived {
             let read = try? await Self.request(
@@ -193,7 +196,7 @@ struct HubCommandTests {
         }
         #expect(arrived, "the serving node did not take the pushed change")
         kill(serving.processIdentifier, SIGTERM)
-        serving.waitUntilExit()
+        await serving.exited()
         #expect(serving.terminationStatus == 0)
     }
 
@@ -222,15 +225,15 @@ extension HubCommandTests {
     @Test func tombstoneGCThroughAServedHubFromTheCommandLine() async throws {
         guard let executable = LogbookExecutable.built() else { return }
         let url = try #require(ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_URL"])
-        let (stream, directory, tokenFile) = try Self.scratchStream(url: url, label: "gc")
+        let (stream, directory, tokenFile) = try await Self.scratchStream(url: url, label: "gc")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (hub, base) = try await Self.startHub(
             executable, url: url,
             options: ["--gc-every", "0.2", "--gc-retention", "0", "--gc-grace", "0"])
         defer { if hub.isRunning { hub.terminate() } }
         let nodes = [directory + "/a", directory + "/b"]
-        let sync = { (node: String, gc: Bool) throws -> String in
-            let output = try LogbookExecutable.run(
+        let sync = { (node: String, gc: Bool) async throws -> String in
+            let output = try await LogbookExecutable.run(
                 ["sync", node, "--hub", base, "--stream", stream, "--token-file", tokenFile]
                     + (gc ? ["--gc"] : []))
             #expect(output.status == 0, "\(output.standardError)")
@@ -238,30 +241,32 @@ extension HubCommandTests {
         }
         for (index, node) in nodes.enumerated() {
             #expect(
-                try LogbookExecutable.run(["init", node, "--node", "\(index + 1)"]).status == 0)
+                try await LogbookExecutable.run(["init", node, "--node", "\(index + 1)"]).status
+                    == 0)
         }
-        #expect(try LogbookExecutable.run(["put", nodes[0], "entity/x", "name=X"]).status == 0)
-        for node in nodes { _ = try sync(node, false) }
-        #expect(try LogbookExecutable.run(["delete", nodes[1], "entity/x"]).status == 0)
-        for _ in 0..<2 { for node in nodes { _ = try sync(node, false) } }
-        let pass = try LogbookExecutable.run([
+        #expect(
+            try await LogbookExecutable.run(["put", nodes[0], "entity/x", "name=X"]).status == 0)
+        for node in nodes { _ = try await sync(node, false) }
+        #expect(try await LogbookExecutable.run(["delete", nodes[1], "entity/x"]).status == 0)
+        for _ in 0..<2 { for node in nodes { _ = try await sync(node, false) } }
+        let pass = try await LogbookExecutable.run([
             "hub", "gc", "--postgres", url, "--stream", stream, "--gc-retention", "0",
         ])
         #expect(
             pass.standardOutput.contains("\(stream): 2 registered nodes"), "\(pass.standardOutput)")
         for node in nodes {
-            let collected = try sync(node, true)
+            let collected = try await sync(node, true)
             #expect(collected.contains("gc: collected 1 tombstones"), "\(collected)")
         }
         var unfenced = false
         for _ in 0..<50 where !unfenced {
             try await Task.sleep(for: .milliseconds(200))
-            unfenced = try sync(nodes[0], true).contains("unfenced 1")
+            unfenced = try await sync(nodes[0], true).contains("unfenced 1")
         }
         #expect(unfenced, "the hub's scheduled passes never let the fence lift")
     }
 
-    @Test func theHubDemoConverges() throws {
+    @Test func theHubDemoConverges() async throws {
         guard let executable = LogbookExecutable.built() else { return }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
@@ -274,11 +279,14 @@ extension HubCommandTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
-        let text = String(
-            decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text.suffix(3000))")
+        let (status, text) = try await onOwnThread { [process, output] in
+            try process.run()
+            let text = String(
+                decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, text)
+        }
+        #expect(status == 0, "\(text.suffix(3000))")
         #expect(text.contains("Converged: five nodes"), "\(text.suffix(3000))")
         #expect(text.contains("entity/doomed") && text.contains("deleted"))
     }

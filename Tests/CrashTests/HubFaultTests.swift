@@ -18,10 +18,10 @@ struct HubFaultTests {
         let environment = ProcessInfo.processInfo.environment
         let bin = try #require(environment["LOGBOOK_TEST_POSTGRES_BIN"])
         // A cluster of its own: the restart must not cut the other tests' connections.
-        let cluster = try PrivateCluster(bin: bin)
+        let cluster = try await onOwnThread { try PrivateCluster(bin: bin) }
         defer { cluster.stop() }
         let url = cluster.url
-        let (stream, directory, tokenFile) = try HubCommandTests.scratchStream(
+        let (stream, directory, tokenFile) = try await HubCommandTests.scratchStream(
             url: url, label: "faults")
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
@@ -43,11 +43,12 @@ struct HubFaultTests {
         var nodes: [String] = []
         for id in 1...4 {
             let node = directory + "/node\(id)"
-            #expect(try LogbookExecutable.run(["init", node, "--node", String(id)]).status == 0)
+            #expect(
+                try await LogbookExecutable.run(["init", node, "--node", String(id)]).status == 0)
             writers.append(CRDT<String, String, Value>(nodeId: UInt64(id)))
             nodes.append(node)
         }
-        func write(_ index: Int, count: Int) throws {
+        func write(_ index: Int, count: Int) async throws {
             let changes = Self.changes(
                 by: writers[index], node: index + 1, count: count, using: &random)
             reference.mergeChanges(changes)
@@ -56,11 +57,11 @@ struct HubFaultTests {
                 String(decoding: try JSONEncoder().encode($0), as: UTF8.self)
             }
             try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
-            let appended = try LogbookExecutable.run(["append", nodes[index], file])
+            let appended = try await LogbookExecutable.run(["append", nodes[index], file])
             #expect(appended.status == 0, "\(appended.standardError)")
         }
-        func sync(_ node: String, through hub: String) throws -> LogbookExecutable.Output {
-            try LogbookExecutable.run(
+        func sync(_ node: String, through hub: String) async throws -> LogbookExecutable.Output {
+            try await LogbookExecutable.run(
                 ["sync", node, "--hub", hub, "--stream", stream, "--token-file", tokenFile],
                 timeout: .seconds(120))
         }
@@ -78,20 +79,20 @@ struct HubFaultTests {
 
         // First every node writes and syncs once through a hub picked at random.
         for index in nodes.indices {
-            try write(index, count: 1_500)
+            try await write(index, count: 1_500)
             let hub = hubs[Int.random(in: 0..<hubs.count, using: &random)].url
-            let result = try sync(nodes[index], through: hub)
+            let result = try await sync(nodes[index], through: hub)
             #expect(result.status == 0, "\(result.standardError)")
         }
-        for index in nodes.indices { try write(index, count: index == 0 ? 30_000 : 12_000) }
+        for index in nodes.indices { try await write(index, count: index == 0 ? 30_000 : 12_000) }
 
         // A hub dies with a push of 30,000 changes in flight through it. Whatever it
         // acknowledged before is committed; the rest the node pushes again elsewhere.
         let first = try startSync(nodes[0], through: hubs[0].url)
         try await Task.sleep(for: .milliseconds(300))
         kill(hubs[0].process.processIdentifier, SIGKILL)
-        hubs[0].process.waitUntilExit()
-        first.waitUntilExit()
+        await hubs[0].process.exited()
+        await first.exited()
         #expect(first.terminationStatus != 0, "the push had ended before the hub was killed")
 
         // PostgreSQL restarts (immediate: no checkpoint, recovery from the WAL) as soon as
@@ -99,8 +100,11 @@ struct HubFaultTests {
         // while the other two are still pushing.
         let syncing = try nodes.dropFirst().map { try startSync($0, through: hubs[1].url) }
         while syncing.allSatisfy(\.isRunning) { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(cluster.pgCtl(["-m", "immediate", "-w", "restart"]) == 0, "pg_ctl restart failed")
-        for process in syncing { process.waitUntilExit() }
+        let restarted = try await onOwnThread {
+            cluster.pgCtl(["-m", "immediate", "-w", "restart"])
+        }
+        #expect(restarted == 0, "pg_ctl restart failed")
+        for process in syncing { await process.exited() }
 
         // Every node then syncs through that second hub until it has pushed nothing: a node's
         // push cursor is kept per hub URL, so whatever that hub acknowledged before or
@@ -111,7 +115,7 @@ struct HubFaultTests {
             for node in nodes {
                 let deadline = ContinuousClock.now + .seconds(60)
                 while true {
-                    let result = try sync(node, through: hubs[1].url)
+                    let result = try await sync(node, through: hubs[1].url)
                     if result.status == 0 {
                         outputs[node] = result.standardOutput
                         break
@@ -131,8 +135,8 @@ struct HubFaultTests {
         }
         // A new node pulling from the third hub gets the same state.
         let newcomer = directory + "/node5"
-        #expect(try LogbookExecutable.run(["init", newcomer, "--node", "5"]).status == 0)
-        let pulled = try sync(newcomer, through: hubs[2].url)
+        #expect(try await LogbookExecutable.run(["init", newcomer, "--node", "5"]).status == 0)
+        let pulled = try await sync(newcomer, through: hubs[2].url)
         #expect(pulled.standardOutput.contains(expected), "\(pulled.standardOutput)")
     }
 

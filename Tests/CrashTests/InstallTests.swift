@@ -9,7 +9,7 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/install.sh")
 
-    @Test func theBinaryItsManualAndItsCompletionsLandUnderThePrefix() throws {
+    @Test func theBinaryItsManualAndItsCompletionsLandUnderThePrefix() async throws {
         guard let logbook = LogbookExecutable.built() else { return }
         guard let generator = LogbookExecutable.built(named: "generate-manual") else {
             Issue.record(
@@ -26,7 +26,7 @@ import Testing
         process.arguments = [Self.script.path, logbook.path, generator.path, prefix]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        await process.exited()
         #expect(process.terminationStatus == 0)
 
         let installed = URL(fileURLWithPath: prefix)
@@ -55,7 +55,7 @@ import Testing
         usage.arguments = [Self.script.path, logbook.path]
         usage.standardError = FileHandle.nullDevice
         try usage.run()
-        usage.waitUntilExit()
+        await usage.exited()
         #expect(usage.terminationStatus == 64)
     }
 }

@@ -40,9 +40,20 @@ enum LogbookExecutable {
     /// Runs `logbook arguments...` with optional standard input and extra environment
     /// variables; waits for it. With a `timeout`, a run still going then is killed (SIGKILL),
     /// so a hung command fails its test instead of hanging the suite.
+    /// The wait is on a thread of its own (`onOwnThread`): a test blocking one of the two
+    /// cooperative threads for a command's whole run starves every other test of the suite.
     static func run(
         _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
         timeout: Duration? = nil
+    ) async throws -> Output {
+        try await onOwnThread {
+            try runWaiting(arguments, input: input, environment: environment, timeout: timeout)
+        }
+    }
+
+    private static func runWaiting(
+        _ arguments: [String], input: String?, environment: [String: String],
+        timeout: Duration?
     ) throws -> Output {
         guard let url else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()

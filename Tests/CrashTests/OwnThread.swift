@@ -15,3 +15,10 @@ func onOwnThread<Result: Sendable>(_ work: @escaping @Sendable () throws -> Resu
         }.start()
     }
 }
+
+extension Process {
+    /// `waitUntilExit()` on a thread of its own, for the reason `onOwnThread` gives.
+    func exited() async {
+        _ = try? await onOwnThread { [self] in waitUntilExit() }
+    }
+}

@@ -14,15 +14,15 @@ import Testing
         return files
     }
 
-    @Test func readingCommandsChangeNoByte() throws {
+    @Test func readingCommandsChangeNoByte() async throws {
         guard LogbookExecutable.built() != nil else { return }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "logbook-readonly-\(UUID().uuidString.prefix(8))"
         ).path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(try LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
+        #expect(try await LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
         for number in 0..<3 {
-            let put = try LogbookExecutable.run([
+            let put = try await LogbookExecutable.run([
                 "put", directory, "entity/lamp\(number)", "name=Lamp \(number)",
                 "entity_type=device",
             ])
@@ -42,19 +42,19 @@ import Testing
             ["search", directory, "lamp"], ["bridges", directory, "summary"],
         ]
         for command in commands {
-            let result = try LogbookExecutable.run(command)
+            let result = try await LogbookExecutable.run(command)
             #expect(result.status == 0, "\(command): \(result.standardError)")
             #expect(try snapshot(directory) == before, "\(command[0]) changed the directory")
         }
-        let replay = try LogbookExecutable.run(["replay", directory])
+        let replay = try await LogbookExecutable.run(["replay", directory])
         #expect(replay.standardError.contains("not cut (read-only)"), "\(replay.standardError)")
         // A writer repairs it.
-        #expect(try LogbookExecutable.run(["put", directory, "entity/x", "a=1"]).status == 0)
+        #expect(try await LogbookExecutable.run(["put", directory, "entity/x", "a=1"]).status == 0)
         #expect(try snapshot(directory) != before)
     }
 
     @Test(arguments: ["verify", "inspect"])
-    func aDirectoryThatIsNotALogbookIsExitCode4AndStaysAsItWas(command: String) throws {
+    func aDirectoryThatIsNotALogbookIsExitCode4AndStaysAsItWas(command: String) async throws {
         guard LogbookExecutable.built() != nil else { return }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "logbook-notalog-\(UUID().uuidString.prefix(8))"
@@ -62,7 +62,7 @@ import Testing
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try LogbookExecutable.run([command, directory])
+        let result = try await LogbookExecutable.run([command, directory])
         #expect(result.status == 4, "\(result.standardError)")
         #expect(result.standardError.contains("not a Logbook directory"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)

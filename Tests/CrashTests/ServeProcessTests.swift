@@ -93,11 +93,12 @@ import Testing
         }
         for (index, directory) in directories.enumerated() {
             #expect(
-                try LogbookExecutable.run(["init", directory, "--node", "\(index + 1)"]).status == 0
+                try await LogbookExecutable.run(["init", directory, "--node", "\(index + 1)"])
+                    .status == 0
             )
             // Acknowledgements are taken from registered peers only.
             for peer in 1...3 where peer != index + 1 {
-                let added = try LogbookExecutable.run(["peers", directory, "add", "\(peer)"])
+                let added = try await LogbookExecutable.run(["peers", directory, "add", "\(peer)"])
                 #expect(added.status == 0)
             }
         }
@@ -127,7 +128,7 @@ import Testing
             if index == 1 {
                 // Node 2 dies mid-transfer (its peers are pulling), then comes back.
                 kill(processes[1].processIdentifier, SIGKILL)
-                processes[1].waitUntilExit()
+                await processes[1].exited()
                 processes[1] = try start(1)
             }
         }
@@ -204,7 +205,7 @@ import Testing
         #expect(printed.text.contains("compact: 6000 -> "), "serve printed: \(printed.text)")
         #expect(await self.digest(port: port) == digest, "serving the same state")
         process.terminate()
-        process.waitUntilExit()
+        await process.exited()
         let reopened = try Logbook.open(directory: directory, options: options)
         #expect(reopened.stateDigest().description == digest)
         #expect(reopened.sizeBytes < sizeBefore / 2)
@@ -225,17 +226,17 @@ private final class PrintedLines: @unchecked Sendable {
 // SIGTERM and a port in use, on the real binary.
 extension ServeProcessTests {
     /// A fresh node directory (initialized as node 1), removed by the caller.
-    private func initializedDirectory() throws -> String {
+    private func initializedDirectory() async throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "logbook-serve-\(UUID().uuidString.prefix(8))"
         ).path
-        #expect(try LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
+        #expect(try await LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
         return directory
     }
 
     @Test func sigtermStopsServeWithExitZeroAndNothingToRecover() async throws {
         guard let executable = LogbookExecutable.built() else { return }
-        let directory = try initializedDirectory()
+        let directory = try await initializedDirectory()
         defer {
             try? FileManager.default.removeItem(atPath: directory)
             try? FileManager.default.removeItem(atPath: directory + "-token")
@@ -274,8 +275,8 @@ extension ServeProcessTests {
 
     @Test func aPortInUseIsAClearErrorAndANonZeroExit() async throws {
         guard let executable = LogbookExecutable.built() else { return }
-        let first = try initializedDirectory()
-        let second = try initializedDirectory()
+        let first = try await initializedDirectory()
+        let second = try await initializedDirectory()
         defer {
             for directory in [first, second] {
                 try? FileManager.default.removeItem(atPath: directory)
@@ -288,7 +289,7 @@ extension ServeProcessTests {
         let ready = await isServing(port: port)
         try #require(ready, "the first serve did not come up")
         try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: second + "-token"))
-        let refused = try LogbookExecutable.run(
+        let refused = try await LogbookExecutable.run(
             ["serve", second, "--port", "\(port)", "--token-file", second + "-token"])
         #expect(refused.status != 0)
         #expect(refused.standardError.contains("port \(port)"), "stderr: \(refused.standardError)")

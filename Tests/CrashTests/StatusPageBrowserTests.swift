@@ -13,7 +13,7 @@ import Testing
     }
 
     /// Runs headless Chromium (as root it needs --no-sandbox) with `arguments`; its output.
-    private func browse(_ chromium: String, _ arguments: [String]) throws -> String {
+    private func browse(_ chromium: String, _ arguments: [String]) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: chromium)
         process.arguments =
@@ -21,9 +21,12 @@ import Testing
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try await onOwnThread { [process, output] in
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return data
+        }
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -51,8 +54,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (leader, follower) = (directory + "/a", directory + "/b")
         for (node, id, peer) in [(leader, "1", "2"), (follower, "2", "1")] {
-            #expect(try LogbookExecutable.run(["init", node, "--node", id]).status == 0)
-            #expect(try LogbookExecutable.run(["peers", node, "add", peer]).status == 0)
+            #expect(try await LogbookExecutable.run(["init", node, "--node", id]).status == 0)
+            #expect(try await LogbookExecutable.run(["peers", node, "add", peer]).status == 0)
         }
         let tokenFile = directory + "/token"
         try "page-secret\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
@@ -79,12 +82,12 @@ import Testing
         }
         #expect(try await HubCommandTests.request(data + "/", token: nil).status == 401)
 
-        let dom = try browse(chromium, ["--dump-dom", admin + "/"])
+        let dom = try await browse(chromium, ["--dump-dom", admin + "/"])
         #expect(dom.contains("<title>Logbook node 1</title>"), "\(dom.prefix(400))")
         #expect(dom.contains(#"<svg class="lag-chart""#))
         #expect(dom.contains(#"<polyline class="lag" data-peer="node-2""#))
         let screenshot = directory + "/status.png"
-        _ = try browse(
+        _ = try await browse(
             chromium, ["--screenshot=\(screenshot)", "--window-size=900,1000", admin + "/"])
         let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))
         #expect(
