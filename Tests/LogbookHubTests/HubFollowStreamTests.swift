@@ -68,7 +68,7 @@ import Testing
             for (index, id) in ["a", "b", "c"].enumerated() {
                 let fetch = Task { [offset] in
                     try await transport.fetchBatches(
-                        from: offset, epoch: nil, maxBytes: 1 << 20, wait: .seconds(10))
+                        from: offset, epoch: nil, maxBytes: 1 << 20, wait: .seconds(30))
                 }
                 try await Task.sleep(for: .milliseconds(100))
                 try await Self.postChange(
@@ -87,7 +87,7 @@ import Testing
             // Asking from another offset (a session restored from the state) opens anew.
             guard
                 case .batches(let again) = try await transport.fetchBatches(
-                    from: firstOffset, epoch: nil, maxBytes: 1 << 20, wait: .seconds(10))
+                    from: firstOffset, epoch: nil, maxBytes: 1 << 20, wait: .seconds(30))
             else {
                 Issue.record("the fetch from an earlier offset was not answered with batches")
                 return

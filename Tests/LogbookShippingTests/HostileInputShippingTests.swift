@@ -96,7 +96,9 @@ import Testing
         } catch {
             #expect("\(error)".contains("no complete answer within"), "\(error)")
         }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Under the 30 s default: the 1 s set here was applied. The slack is for the rest of
+        // the suite, which shares this machine's two cores.
+        #expect(ContinuousClock.now - started < .seconds(20))
         #expect(follower.ledger.cursor(for: "http://127.0.0.1:\(port)") == 0)
         try await follower.logbook.insertOrUpdate("e/still", fields: [("n", 1)])
     }
