@@ -22,7 +22,8 @@ public enum HubProcess {
         background.logLevel = max(logger.logLevel, .warning)
         let client = PostgresClient(
             configuration: database.configuration, backgroundLogger: background)
-        let store = HubStore(client: client, logger: logger)
+        let store = HubStore(
+            client: client, logger: logger, mergeWaitMax: configuration.databaseWaitMax)
         let application = HubServer(store: store, configuration: configuration).application {
             port in onListening(port)
         }

@@ -22,11 +22,19 @@ public struct HubStore: Sendable {
     let logger: Logger
     let metrics = HubMetrics()
     let mergeQueue = HubMergeQueue()
+    /// The longest one merge waits for the database, a connection included, before its
+    /// whole group is answered `DatabaseDeadline.Exceeded`.
+    let mergeWaitMax: Duration
 
     /// A store over `client`, which the caller runs (`client.run()`) while the store is used.
-    public init(client: PostgresClient, logger: Logger) {
+    /// A merge runs in a task of its own for the group it merges (`HubMergeQueue`), so no
+    /// request's bound reaches it: `mergeWaitMax` is its own, and without it a merge would
+    /// hold its stream's queue for as long as the database is unreachable (postgres-nio's
+    /// pool keeps a request for a connection waiting with no timeout of its own).
+    public init(client: PostgresClient, logger: Logger, mergeWaitMax: Duration = .seconds(15)) {
         self.client = client
         self.logger = logger
+        self.mergeWaitMax = mergeWaitMax
     }
 
     /// Throws `HubError.schemaMissing` or `.schemaTooNew` unless the database's schema is the
@@ -73,11 +81,13 @@ public struct HubStore: Sendable {
         }
         try HubBatch.check(changes)
         guard !changes.isEmpty else { return HubMergeReport(received: 0) }
-        let (client, logger, metrics) = (client, logger, metrics)
+        let (client, logger, metrics, limit) = (client, logger, metrics, mergeWaitMax)
         var report = try await mergeQueue.merge(changes, into: stream.id) { pushes in
             let statement = HubMergeStatement(stream: stream, batch: HubBatch(pushes: pushes))
             let started = ContinuousClock.now
-            let reports = try await statement.run(on: client, logger: logger)
+            let reports = try await DatabaseDeadline.run(within: limit) {
+                try await statement.run(on: client, logger: logger)
+            }
             metrics.mergeDuration.record(since: started)
             metrics.merges.increment()
             return reports

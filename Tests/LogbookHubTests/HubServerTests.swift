@@ -1,12 +1,13 @@
 import AsyncHTTPClient
 import Foundation
 import LogbookCRDT
-import LogbookHub
 import LogbookShipping
 import NIOCore
 import NIOHTTP1
 import PostgresNIO
 import Testing
+
+@testable import LogbookHub
 
 // The HTTP hub: crdt-lite clients converge through a stream's JSON endpoints, tokens keep
 // streams apart, and hostile requests are refused with the reason and merge nothing.
@@ -198,6 +199,29 @@ import Testing
             #expect(readiness.status == 503, "\(readiness.body)")
             #expect(readiness.body.contains("did not answer within"), "\(readiness.body)")
             #expect(ContinuousClock.now - probed < .seconds(45))
+            group.cancelAll()
+        }
+    }
+
+    /// A merge runs in a task of its own for its group, beyond any request's bound; it gives
+    /// up at the store's own. Without that bound it waited for a connection until the
+    /// client's connect timeout (60 s here) and then failed with a connection error.
+    @Test func aMergeGivesUpOnAnUnreachableDatabaseAtItsOwnBound() async throws {
+        var database = try HubDatabase(url: "postgres://nobody@127.0.0.9:1/none?sslmode=disable")
+        database.configuration.options.connectTimeout = .seconds(60)
+        let client = PostgresClient(
+            configuration: database.configuration, backgroundLogger: HubTestDatabase.logger)
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await client.run() }
+            let store = HubStore(
+                client: client, logger: HubTestDatabase.logger, mergeWaitMax: .milliseconds(500))
+            let changes = CRDT<String, String, Value>(nodeId: 1).insertOrUpdate(
+                "lamp", fields: [("on", true)])
+            let started = ContinuousClock.now
+            await #expect(throws: DatabaseDeadline.Exceeded.self) {
+                try await store.merge(changes, into: HubStream(id: 1, name: "kitchen"))
+            }
+            #expect(ContinuousClock.now - started < .seconds(45))
             group.cancelAll()
         }
     }
