@@ -29,7 +29,8 @@ bench: deps
 	.build/release/logbook bench log
 
 # The hub's store on a throwaway PostgreSQL (scripts/with-postgres.sh): ingest, updates,
-# a plain INSERT ceiling, a reader paging changes and one paging shipped batches.
+# a plain INSERT ceiling, a reader paging changes, one paging shipped batches and one
+# paging the state.
 bench-hub: deps
 	swift build -c release --product logbook
 	bash scripts/with-postgres.sh sh -c '.build/release/logbook bench hub --postgres "$$LOGBOOK_TEST_POSTGRES_URL"'

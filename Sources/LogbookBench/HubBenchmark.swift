@@ -77,6 +77,14 @@ struct HubBenchmark {
                     system: "Hub", name: "pull as shipped batches, answers of 4 MiB", kind: nil,
                     changesPerSecond: shippedRate,
                     note: "what a node's GET log gets (pages framed as LZ4 batches), no HTTP"))
+            let (stateRate, _) = try await medianOfRuns {
+                (try await readState(store, largest), nil)
+            }
+            figures.append(
+                BenchFigure(
+                    system: "Hub", name: "state by one reader, pages of 10,000", kind: nil,
+                    changesPerSecond: stateRate,
+                    note: "what a resyncing node's GET snapshot reads, in record id order"))
         }
         return figures
     }
@@ -180,6 +188,20 @@ struct HubBenchmark {
             since = page.nextSince
             if page.isComplete { break }
         }
+        return Double(read) / (ContinuousClock.now - started).seconds
+    }
+
+    /// Changes read per second paging the whole state in id order, as a node that must
+    /// resync reads it (`HubStore.statePage`).
+    private func readState(_ store: HubStore, _ stream: HubStream) async throws -> Double {
+        let started = ContinuousClock.now
+        var after: String?
+        var read = 0
+        repeat {
+            let page = try await store.statePage(in: stream, after: after, changesMax: 10_000)
+            read += page.changes.count
+            after = page.nextAfter
+        } while after != nil
         return Double(read) / (ContinuousClock.now - started).seconds
     }
 

@@ -2,18 +2,49 @@ import Logbook
 import LogbookCRDT
 import PostgresNIO
 
-/// A page's rows as `logbook_page` answers them (migration 5): one array per column, cells
-/// as seven (`record_id`, `col_name`, `value`, `col_version`, `db_version`, `node_id`,
-/// `hub_version`), tombstones as four (`record_id`, `db_version`, `node_id`,
-/// `hub_version`), each in version order.
+/// A page's rows as `logbook_page` (migration 5) and `logbook_state_page` (migration 6)
+/// answer them: one array per column, cells as seven (`record_id`, `col_name`, `value`,
+/// `col_version`, `db_version`, `node_id`, `hub_version`), tombstones as four (`record_id`,
+/// `db_version`, `node_id`, `hub_version`), each in version or record id order.
 ///
 /// Arrays instead of a row per change: with a row each, postgres-nio's per-row work (a
 /// `DataRow` decoded, an async step, a cell and a buffer slice per column) was most of a
 /// pull's time in a profile, about three quarters of it beside the database's own. Every
-/// array and element is checked (`PostgresBinaryArray`, `HubChangeRow`'s value rule).
+/// array and element is checked (`PostgresBinaryArray`, and a value must decode and fill
+/// its element exactly).
 enum HubChangeArrays {
-    /// The cells in columns `first` to `first + 6` of `row`.
-    static func cells(_ row: PostgresRow, from first: Int) throws -> [Change<String, String, Value>]
+    /// The order a function's aggregates give their arrays.
+    enum Order {
+        /// Hub version (pages of changes).
+        case version
+        /// Record id as bytes, then column (pages of state); a deletion has no column.
+        case recordId
+    }
+
+    /// The one row a page function (`function`) answers, holding `columns` columns; a
+    /// stream that does not exist gets no row.
+    static func onlyRow(
+        _ rows: PostgresRowSequence, of function: String, columns: Int, stream: HubStream
+    ) async throws -> PostgresRow {
+        var only: PostgresRow?
+        for try await row in rows {
+            guard only == nil else {
+                throw HubError.corruptRow("\(function) answered several rows")
+            }
+            // postgres-nio traps when a row has fewer columns than a tuple decodes.
+            let count = PostgresRandomAccessRow(row).count
+            guard count == columns else {
+                throw HubError.corruptRow("\(function) answered \(count) columns, not \(columns)")
+            }
+            only = row
+        }
+        guard let only else { throw HubError.unknownStream(stream.name) }
+        return only
+    }
+
+    /// The cells in columns `first` to `first + 6` of `row`, in `order`.
+    static func cells(_ row: PostgresRow, from first: Int, in order: Order) throws
+        -> [Change<String, String, Value>]
     {
         let columns = try arrays(
             row, from: first,
@@ -24,14 +55,15 @@ enum HubChangeArrays {
             ])
         let (names, values, colVersions) = (columns[1], columns[2], columns[3])
         return try changes(
-            ids: columns[0], dbVersions: columns[4], nodes: columns[5], versions: columns[6]
+            ids: columns[0], dbVersions: columns[4], nodes: columns[5], versions: columns[6],
+            in: order
         ) {
             index, recordId in
             guard !names.isNull(index) else { throw HubError.corruptRow("col_name is null") }
             let value: Value? =
                 values.isNull(index)
                 ? nil
-                : try values.withElement(index) { try HubChangeRow.decodeValue($0, of: recordId) }
+                : try values.withElement(index) { try decodeValue($0, of: recordId) }
             return (
                 names.withElement(index) { String(decoding: $0, as: UTF8.self) }, value,
                 HubColumns.version(stored: try colVersions.int64(index, column: "col_version"))
@@ -39,8 +71,9 @@ enum HubChangeArrays {
         }
     }
 
-    /// The tombstones in columns `first` to `first + 3` of `row`, as crdt-lite deletions.
-    static func tombstones(_ row: PostgresRow, from first: Int) throws
+    /// The tombstones in columns `first` to `first + 3` of `row`, as crdt-lite deletions, in
+    /// `order`.
+    static func tombstones(_ row: PostgresRow, from first: Int, in order: Order) throws
         -> [Change<String, String, Value>]
     {
         let columns = try arrays(
@@ -50,9 +83,65 @@ enum HubChangeArrays {
                 ("hub_version", .int8),
             ])
         return try changes(
-            ids: columns[0], dbVersions: columns[1], nodes: columns[2], versions: columns[3]
+            ids: columns[0], dbVersions: columns[1], nodes: columns[2], versions: columns[3],
+            in: order
         ) {
             _, _ in (nil, nil, tombstoneColumnVersion)
+        }
+    }
+
+    /// A value in the log's binary form, which must fill `bytes` exactly.
+    private static func decodeValue(_ bytes: UnsafeRawBufferPointer, of recordId: String) throws
+        -> Value
+    {
+        var position = 0
+        let read = ValueCodec.read(bytes, at: &position, depth: 0)
+        guard let decoded = position == bytes.count ? read : nil else {
+            throw HubError.corruptRow(
+                "the value of record \(ChangeAdmission.quoted(recordId)) does not decode")
+        }
+        return decoded
+    }
+
+    /// Cells and deletions, each in `order`, as one list in `order`; at a tie (one version)
+    /// the cells come first.
+    static func merged(
+        _ cells: [Change<String, String, Value>], _ deletions: [Change<String, String, Value>],
+        in order: Order
+    ) -> [Change<String, String, Value>] {
+        guard !deletions.isEmpty else { return cells }
+        var merged: [Change<String, String, Value>] = []
+        merged.reserveCapacity(cells.count + deletions.count)
+        var next = deletions.makeIterator()
+        var deletion = next.next()
+        for cell in cells {
+            while let pending = deletion, precedes(pending, cell, in: order) {
+                merged.append(pending)
+                deletion = next.next()
+            }
+            merged.append(cell)
+        }
+        while let pending = deletion {
+            merged.append(pending)
+            deletion = next.next()
+        }
+        return merged
+    }
+
+    /// Whether `a` comes before `b` in `order`.
+    static func precedes(
+        _ a: Change<String, String, Value>, _ b: Change<String, String, Value>, in order: Order
+    ) -> Bool {
+        switch order {
+        case .version: return a.localDbVersion < b.localDbVersion
+        case .recordId:
+            // As PostgreSQL orders bytea: bytes, then length; a deletion (no column) first.
+            if !a.recordId.utf8.elementsEqual(b.recordId.utf8) {
+                return a.recordId.utf8.lexicographicallyPrecedes(b.recordId.utf8)
+            }
+            guard let bColumn = b.colName else { return false }
+            guard let aColumn = a.colName else { return true }
+            return aColumn.utf8.lexicographicallyPrecedes(bColumn.utf8)
         }
     }
 
@@ -76,7 +165,7 @@ enum HubChangeArrays {
     /// A change per element; `rest` gives its column, value and column version.
     private static func changes(
         ids: PostgresBinaryArray, dbVersions: PostgresBinaryArray, nodes: PostgresBinaryArray,
-        versions: PostgresBinaryArray,
+        versions: PostgresBinaryArray, in order: Order,
         _ rest: (Int, String) throws -> (String?, Value?, UInt64)
     ) throws -> [Change<String, String, Value>] {
         var changes: [Change<String, String, Value>] = []
@@ -87,21 +176,22 @@ enum HubChangeArrays {
             let recordId = ids.withElement(index) { String(decoding: $0, as: UTF8.self) }
             let version = HubColumns.version(
                 stored: try versions.int64(index, column: "hub_version"))
-            if let last = changes.last, last.localDbVersion > version { ordered = false }
             let (column, value, colVersion) = try rest(index, recordId)
-            changes.append(
-                Change(
-                    recordId: recordId, colName: column, value: value, colVersion: colVersion,
-                    dbVersion: HubColumns.version(
-                        stored: try dbVersions.int64(index, column: "db_version")),
-                    nodeId: HubColumns.nodeId(stored: try nodes.int64(index, column: "node_id")),
-                    localDbVersion: version, flags: 0))
+            let change = Change(
+                recordId: recordId, colName: column, value: value, colVersion: colVersion,
+                dbVersion: HubColumns.version(
+                    stored: try dbVersions.int64(index, column: "db_version")),
+                nodeId: HubColumns.nodeId(stored: try nodes.int64(index, column: "node_id")),
+                localDbVersion: version, flags: 0)
+            if let last = changes.last, precedes(change, last, in: order) { ordered = false }
+            changes.append(change)
         }
         // The aggregates take their input in the subquery's order, which PostgreSQL keeps in
         // practice but does not promise: sort (stably) if it ever did not.
         guard !ordered else { return changes }
         return changes.enumerated().sorted {
-            ($0.element.localDbVersion, $0.offset) < ($1.element.localDbVersion, $1.offset)
+            precedes($0.element, $1.element, in: order)
+                || (!precedes($1.element, $0.element, in: order) && $0.offset < $1.offset)
         }.map(\.element)
     }
 }

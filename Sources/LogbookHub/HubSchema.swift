@@ -190,6 +190,7 @@ public enum HubSchema {
             ]),
         groupedMerge,
         pageFunction,
+        statePageFunction,
     ]
 
     /// Applies every migration the database lacks; returns the versions applied (empty when

@@ -57,10 +57,7 @@ extension HubStore {
     {
         guard changesMax > 0 else { throw HubError.tooLarge("a page size must be positive") }
         let reader = HubStateReader(stream: stream, after: after, changesMax: changesMax)
-        let logger = logger
-        let page = try await client.transaction(logger: logger) { connection in
-            try await reader.read(on: connection, logger: logger)
-        }
+        let page = try await reader.read(on: client, logger: logger)
         metrics.pulledChanges.increment(by: Int64(page.changes.count))
         return page
     }

@@ -25,8 +25,8 @@ struct BenchCommand: AsyncParsableCommand {
             records, ten writes per column on average), and the compacted log's size next to a \
             log of the live state only. `hub` — the hub's store on the PostgreSQL at \
             --postgres (a throwaway one; `make bench-hub` starts one): ingest into one stream \
-            by 1, 8 and 64 pushers, updates, a plain INSERT ceiling, a reader paging changes and \
-            one paging shipped batches. Each figure: a median over --runs, with peak memory.
+            by 1, 8 and 64 pushers, updates, a plain INSERT ceiling, readers paging changes, \
+            shipped batches and the state. Each figure: a median over --runs, with peak memory.
 
             Build optimized for real figures: swift build -c release --product logbook.
             """)

@@ -91,6 +91,7 @@ extension BenchSuiteTests {
         #expect(names.filter { $0.hasPrefix("ingest, new cells") }.count == 3, "\(names)")
         #expect(report.figures.contains { $0.system == "ceiling" })
         #expect(names.contains { $0.hasPrefix("pull") })
+        #expect(names.contains { $0.hasPrefix("state by one reader") })
         #expect(
             report.figures.allSatisfy { $0.changesPerSecond > 0 && $0.changesPerSecond.isFinite })
     }
