@@ -136,9 +136,14 @@ enum HubChangeArrays {
         case .version: return a.localDbVersion < b.localDbVersion
         case .recordId:
             // As PostgreSQL orders bytea: bytes, then length; a deletion (no column) first.
-            if !a.recordId.utf8.elementsEqual(b.recordId.utf8) {
-                return a.recordId.utf8.lexicographicallyPrecedes(b.recordId.utf8)
+            // One walk over both ids, as this runs once per change of a state page.
+            var aBytes = a.recordId.utf8.makeIterator()
+            var bBytes = b.recordId.utf8.makeIterator()
+            while let x = aBytes.next() {
+                guard let y = bBytes.next() else { return false }  // b's id is a's prefix
+                if x != y { return x < y }
             }
+            if bBytes.next() != nil { return true }  // a's id is b's prefix
             guard let bColumn = b.colName else { return false }
             guard let aColumn = a.colName else { return true }
             return aColumn.utf8.lexicographicallyPrecedes(bColumn.utf8)
