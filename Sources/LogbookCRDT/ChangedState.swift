@@ -82,21 +82,23 @@ public struct ChangedState<
     /// `changesMax` changes (an entry is never split), and whether any are left after them.
     /// Complexity: O(entries) expected plus sorting the chosen ones.
     @inlinable public func firstById(changesMax: Int) -> (page: ChangedState, more: Bool) {
-        var ordered = entries
+        // Positions are ordered, not entries: reordering the entries themselves would copy
+        // every one of them (a retain and a release of its id and record each), once per page
+        // of a state paged through.
+        var order = Array(entries.indices)
         // Each entry holds at least one change, except a record with no columns: taking
         // `changesMax` ids is enough for a full page in all but that case, where the page
         // comes out shorter and the next one carries on.
-        let taken = Swift.min(ordered.count, Swift.max(changesMax, 1))
-        ordered.sortPrefix(taken, by: { $0.id < $1.id })
-        var end = 0
+        let taken = Swift.min(order.count, Swift.max(changesMax, 1))
+        order.sortPrefix(taken, by: { entries[$0].id < entries[$1].id })
+        var page: [(id: K, entry: Entry)] = []
         var changes = 0
-        while end < taken && changes < changesMax {
-            changes += Self.changeCount(of: ordered[end].entry, id: ordered[end].id, since: since)
-            end += 1
+        while page.count < taken && changes < changesMax {
+            let (id, entry) = entries[order[page.count]]
+            changes += Self.changeCount(of: entry, id: id, since: since)
+            page.append((id, entry))
         }
-        let more = end < ordered.count
-        ordered.removeSubrange(end...)
-        return (ChangedState(since: since, entries: ordered), more)
+        return (ChangedState(since: since, entries: page), page.count < entries.count)
     }
 
     /// Calls `body` with every change the entries hold (newer than `since`): record id,

@@ -16,8 +16,8 @@ import NIOCore
 ///   With `wait_ms`, an answer with nothing new waits for a merge into the stream
 ///   (`HubChangeNotifier`) up to that long; with `wait_ms` and `frames=1` it is a streamed
 ///   follow (`FollowFrame`, `writeFrames`).
-/// - `GET snapshot?page_changes=N[&after=ID]`: the state as crdt-lite JSON, whole records
-///   in id order, with `Logbook-Next-Offset` (the position it covers) and, when more pages
+/// - `GET snapshot?page_changes=N[&after=ID][&format=batches]`: the state as crdt-lite JSON
+///   (or shipped batches, `StatePageResponse`), whole records in id order, with `Logbook-Next-Offset` (the position it covers) and, when more pages
 ///   follow, `Logbook-Snapshot-After`.
 /// - `POST ack`: `{"node": ID, "offset": N, ...}`, stored per stream and node (204): it
 ///   registers the node with the stream's GC, which then waits for its `settled` and
@@ -129,7 +129,7 @@ extension HubServer {
                 in: stream, after: after,
                 changesMax: min(asked, configuration.changesPerResponseMax))
         }
-        var response = try ChangeJSONMessages.response(
+        var response = try await StatePageResponse.response(
             page.changes, request: request, changesMax: Int.max)
         if let next = page.nextAfter {
             response.headers[.logbookSnapshotAfter] =

@@ -88,10 +88,13 @@ public struct HTTPReplicationTransport: ReplicationTransport {
                 nodeId: header(ShippingHeaders.nodeId), epoch: header(ShippingHeaders.epoch)))
     }
 
-    /// `GET /snapshot?page_changes=&after=`, decoded from crdt-lite JSON; the position from
-    /// `Logbook-Next-Offset`, `Logbook-Epoch`, `Logbook-Node-Id`.
+    /// `GET /snapshot?page_changes=&after=&format=batches`, decoded as shipped batches
+    /// (`StatePageBatches`), or from crdt-lite JSON when the peer answers that (a hub, or a
+    /// node from before the binary form); the position from `Logbook-Next-Offset`,
+    /// `Logbook-Epoch`, `Logbook-Node-Id`.
     public func fetchStatePage(after: String?, changesMax: Int) async throws -> StatePage {
-        var url = "\(peerName)/snapshot?page_changes=\(changesMax)"
+        var url =
+            "\(peerName)/snapshot?page_changes=\(changesMax)&format=\(StatePageBatches.formatName)"
         if let after { url += "&after=\(after)" }  // percent-encoded as the peer sent it
         let response = try await transfer(
             authorized(HTTPClientRequest(url: url)), within: snapshotTimeout,
@@ -103,18 +106,35 @@ public struct HTTPReplicationTransport: ReplicationTransport {
             throw ReplicationError(
                 message: "\(peerName): snapshot refused with \(response.status.code)")
         }
-        let changes: [Change<String, String, Value>]
-        do {
-            changes = try JSONDecoder().decode(
-                [Change<String, String, Value>].self, from: Data(response.body.readableBytesView))
-        } catch {
-            throw ReplicationError(
-                message: "\(peerName): the snapshot is not crdt-lite JSON: \(error)")
-        }
         return StatePage(
-            changes: changes, nextAfter: header(ShippingHeaders.snapshotAfter), covered: covered,
+            changes: try stateChanges(
+                in: response,
+                inBatches: header("Content-Type")?.hasPrefix(StatePageBatches.mediaType) == true),
+            nextAfter: header(ShippingHeaders.snapshotAfter), covered: covered,
             epoch: header(ShippingHeaders.epoch).flatMap(UInt64.init),
             nodeId: header(ShippingHeaders.nodeId).flatMap(UInt64.init))
+    }
+
+    /// A state page's changes, refused whole when the body is not what it says it is.
+    private func stateChanges(in response: Transferred, inBatches: Bool) throws
+        -> [Change<String, String, Value>]
+    {
+        let bytes = Array(response.body.readableBytesView)
+        guard inBatches else {
+            do {
+                return try JSONDecoder().decode(
+                    [Change<String, String, Value>].self, from: Data(bytes))
+            } catch {
+                throw ReplicationError(
+                    message: "\(peerName): the snapshot is not crdt-lite JSON: \(error)")
+            }
+        }
+        do {
+            // Decompressed, a page may not grow past what a JSON page could bring.
+            return try StatePageBatches.decode(bytes, rawBytesMax: snapshotBytesMax)
+        } catch {
+            throw ReplicationError(message: "\(peerName): state page refused: \(error)")
+        }
     }
 
     /// A hub's `GET collectable?from=V` (`CollectableTombstonesMessage`); anything but 200

@@ -69,6 +69,8 @@ public struct HubLink: Sendable {
     public var pullSession: ReplicationSession {
         var options = pullOptions
         options.remembersEchoes = true
+        // The hub stores state, not history: its changes from 0 are that state already.
+        options.bootstrapsFromState = false
         return ReplicationSession(
             logbook: logbook, ledger: ledger, transport: transport, options: options)
     }

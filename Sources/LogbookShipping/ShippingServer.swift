@@ -21,9 +21,10 @@ import ServiceLifecycle
 ///   durable end, is 409 "diverged" and the follower resyncs from the snapshot. With `wait_ms`, a request with nothing durable at or after OFFSET yet is held
 ///   up to W ms (a long poll, as a Kafka follower's fetch wait) and answered as soon as
 ///   something is.
-/// - `GET /snapshot[?page_changes=N&after=ID]`: the live state as crdt-lite JSON
-///   (`Logbook.snapshotChanges()`: `getChangesSince(0)` plus a deletion per fenced record);
-///   with `page_changes`, one page of whole records in id order after ID, and
+/// - `GET /snapshot[?page_changes=N&after=ID][&format=batches]`: the live state as crdt-lite
+///   JSON (`Logbook.snapshotChanges()`: `getChangesSince(0)` plus a deletion per fenced
+///   record), or with `format=batches` as shipped batches (`StatePageBatches`); with
+///   `page_changes`, one page of whole records in id order after ID, and
 ///   `Logbook-Snapshot-After` (percent-encoded) naming where the next page starts.
 /// - `POST /ack` with `{"node": ID, "offset": N, "log_end": E, "collected_below": C}`: the
 ///   peer has merged our log below N; its own durable log end was E and its GC frontier C
@@ -170,17 +171,18 @@ public struct ShippingServer: Sendable {
         }
     }
 
-    /// The state as crdt-lite JSON, with `Logbook-Next-Offset`: the durable offset read
-    /// before the state, so every change below it is in the body (later ones may be too;
-    /// merging them again changes nothing).
+    /// The state as crdt-lite JSON, or with `format=batches` as shipped batches
+    /// (`StatePageBatches`), with `Logbook-Next-Offset`: the durable offset read before the
+    /// state, so every change below it is in the body (later ones may be too; merging them
+    /// again changes nothing).
     private func snapshot(_ request: Request) async throws -> Response {
         let durable = logbook.durableOffset
         let query = request.uri.queryParameters
         guard let pageText = query.get("page_changes") else {
             // Unpaged, for followers from before pages.
             let logbook = logbook
-            var response = try jsonChanges(
-                await Self.offThePool { logbook.snapshotChanges() }, request)
+            var response = try await stateResponse(
+                Self.offThePool { logbook.snapshotChanges() }, request)
             addPosition(covering: durable, epoch: source.epoch(before: durable), to: &response)
             return response
         }
@@ -192,7 +194,7 @@ public struct ShippingServer: Sendable {
         let page = try await Self.offThePool {
             source.statePage(after: after, changesMax: changesMax)
         }
-        var response = try jsonChanges(page.changes, request)
+        var response = try await stateResponse(page.changes, request)
         if let next = page.nextAfter {
             response.headers[.logbookSnapshotAfter] =
                 next.addingPercentEncoding(withAllowedCharacters: Self.unreservedASCII) ?? ""
@@ -237,6 +239,13 @@ public struct ShippingServer: Sendable {
         }
         response.headers[.logbookClock] = clock
         return response
+    }
+
+    private func stateResponse(_ changes: [Change<String, String, Value>], _ request: Request)
+        async throws -> Response
+    {
+        try await StatePageResponse.response(
+            changes, request: request, changesMax: configuration.changesPerResponseMax)
     }
 
     private func jsonChanges(_ changes: [Change<String, String, Value>], _ request: Request) throws

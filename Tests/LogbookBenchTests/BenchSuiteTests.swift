@@ -66,6 +66,32 @@ import Testing
         #expect(readBack.note.contains(": 0 settled in memory"), "\(readBack.note)")
         #expect(!kept.note.contains(" 0 ties"), "\(kept.note)")
     }
+
+    @Test func theShippingSuiteCatchesUpFromStateAndHistoryAndFollows() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var suite = BenchSuite(kind: .shipping)
+        suite.changes = 3000
+        suite.runs = 1
+        suite.rate = 5_000  // 64 writers of four-field writes: some each in 0.5 s
+        suite.seconds = 0.5
+        suite.directory = directory.path + "/bench"
+        let report = try await suite.run()
+        let names = report.figures.map(\.name)
+        let fromState = try #require(
+            report.figures.first {
+                $0.name.hasPrefix("catch-up of a new node from the peer's state")
+            },
+            "\(names)")
+        #expect(fromState.note.contains("3000 changes"), "\(fromState.note)")
+        #expect(names.contains { $0.hasPrefix("catch-up from the peer's history") }, "\(names)")
+        #expect(names.contains { $0.contains("lag") }, "\(names)")
+        for figure in report.figures {
+            #expect(
+                figure.changesPerSecond.isFinite && figure.changesPerSecond > 0,
+                "\(figure.name): \(figure.changesPerSecond), \(figure.note)")
+        }
+    }
 }
 
 extension BenchSuiteTests {

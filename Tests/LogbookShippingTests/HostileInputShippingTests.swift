@@ -89,6 +89,7 @@ import Testing
             logbook: follower.logbook, peer: "http://127.0.0.1:\(port)", token: "t",
             ledger: follower.ledger)
         puller.transport.transferTimeout = .seconds(1)
+        puller.options.bootstrapsFromState = false  // the peer serves /log only
         let started = ContinuousClock.now
         do {
             _ = try await puller.catchUp()

@@ -63,6 +63,7 @@ import Testing
         func pullSession(_ node: Int, faults: Bool) -> ReplicationSession {
             var options = ReplicationSession.Options()
             options.remembersEchoes = true
+            options.bootstrapsFromState = false  // as `HubLink` sets it
             return ReplicationSession(
                 logbook: nodes[node], ledger: ledgers[node],
                 transport: transport(node, faults: faults),

@@ -22,6 +22,9 @@ final class SimulatedCluster {
     var snapshotsTaken = 0
     /// Pulls that failed because the network cut what they received or lost a message.
     var refused = 0
+    /// Whether a session's first pull from a peer takes its state
+    /// (`ReplicationSession.Options.bootstrapsFromState`, the default).
+    var bootstrapsFromState = true
 
     /// `count` nodes, each registered as every other's peer (the sources refuse others'
     /// acknowledgements). With `gcConsultsPeers` false, GC ignores them (the unsafe rule).
@@ -63,6 +66,7 @@ final class SimulatedCluster {
         transport.injectsFaults = faults
         var options = ReplicationSession.Options()
         options.statePageChanges = 3  // several pages per snapshot, even for small states
+        options.bootstrapsFromState = bootstrapsFromState
         return ReplicationSession(
             logbook: nodes[receiver], ledger: ledgers[receiver], transport: transport,
             options: options)

@@ -16,6 +16,9 @@ public struct ReplicationReport: Sendable, Equatable, Encodable {
     /// Snapshots taken because the cursor was below the peer's log start, or because the
     /// peer no longer held our position.
     public var snapshots = 0
+    /// States taken to start from, because this node had never pulled from the peer
+    /// (`ReplicationSession.Options.bootstrapsFromState`).
+    public var bootstraps = 0
     /// Times the peer answered that it does not hold our position (diverged): its log was
     /// restored from an older copy, or another log answers at its address.
     public var divergences = 0

@@ -12,8 +12,17 @@ public struct ReplicationSession: Sendable {
     public struct Options: Sendable {
         /// The largest body asked for in one fetch of batches.
         public var bytesPerFetch = 4 << 20
-        /// Changes asked for per state page (whole records, so a page may hold more).
-        public var statePageChanges = 10_000
+        /// Changes asked for per state page (whole records, so a page may hold more). The
+        /// peer walks its whole state once per page, so pages are large: 100,000 changes are
+        /// a few MB on the wire.
+        public var statePageChanges = 100_000
+        /// Start from the peer's state, not its history: a session whose cursor for the
+        /// peer is still 0 takes the state page by page and then pulls from the offset it
+        /// covers, instead of merging every change the peer ever logged. The state never
+        /// holds more changes than the history (one per live column and per tombstone, each
+        /// a change the history holds too), and a long-lived log holds many times more. A
+        /// hub's changes from version 0 are its state already, so `HubLink` turns this off.
+        public var bootstrapsFromState = true
         /// The most pages one snapshot may take: a peer that never ends it fails the step.
         public var statePagesMax = 1 << 20
         /// While fetches keep finding new batches, acknowledge at most this often (each
@@ -99,6 +108,10 @@ public struct ReplicationSession: Sendable {
     private func advance(from cursor: UInt64, into report: inout ReplicationReport) async throws
         -> Advance
     {
+        if let covered = try await bootstrap(from: cursor, &report) {
+            report.cursor = covered
+            return .restored
+        }
         let answer = try await fetch(from: cursor, epoch: ledger.epoch(for: peer), wait: nil)
         guard case .batches(let batches) = answer else {
             report.cursor = try await restoreFromState(after: answer, &report)
@@ -123,6 +136,12 @@ public struct ReplicationSession: Sendable {
         wait: Duration = .milliseconds(500), onStep: (ReplicationReport) -> Void = { _ in }
     ) async throws {
         var cursor = ledger.cursor(for: peer)
+        var started = ReplicationReport()
+        if let covered = try await bootstrap(from: cursor, &started) {
+            cursor = covered
+            started.cursor = covered
+            onStep(started)
+        }
         var acknowledged = ContinuousClock.now
         var inFlight = prefetch(from: cursor, epoch: ledger.epoch(for: peer), wait: wait)
         defer { inFlight.cancel() }
@@ -241,26 +260,57 @@ public struct ReplicationSession: Sendable {
             to: peer, from: logbook.nextOffset, mergeSyncRecord)
     }
 
+    /// Takes the peer's state when this node has never pulled from it (`cursor` 0) and
+    /// `bootstrapsFromState`; returns the cursor it moved to, or nil when there was nothing
+    /// to take (the peer's state covers no offset yet: fetch batches from 0 as usual).
+    private func bootstrap(from cursor: UInt64, _ report: inout ReplicationReport) async throws
+        -> UInt64?
+    {
+        guard cursor == 0, options.bootstrapsFromState else { return nil }
+        let covered = try await restoreFromState(&report)
+        guard covered > 0 else { return nil }
+        report.bootstraps += 1
+        return covered
+    }
+
     /// Takes the peer's state after an answer that was not batches; returns the new cursor.
     private func restoreFromState(after answer: BatchAnswer, _ report: inout ReplicationReport)
         async throws -> UInt64
     {
         if case .diverged = answer { report.divergences += 1 }
-        return try await restoreFromState(&report)
+        let covered = try await restoreFromState(&report)
+        report.snapshots += 1
+        return covered
     }
 
-    /// Merges the peer's state page by page and moves the cursor to the offset it covers.
+    /// Merges the peer's state page by page, moves the cursor to the offset it covers and
+    /// acknowledges it; returns that offset.
     private func restoreFromState(_ report: inout ReplicationReport) async throws -> UInt64 {
-        // Each page is merged and synced before the next is asked for, so neither side holds
-        // the whole state. The cursor moves only after the last page, to what the first page
-        // covered (the state only grows while it pages).
+        // The next page is asked for as soon as a page arrives, so the peer builds it while
+        // this node merges and syncs the last one; neither side holds more than two pages.
+        // The cursor moves only after the last page, to what the first page covered (the
+        // state only grows while it pages).
+        let (transport, changesMax) = (transport, options.statePageChanges)
+        func fetch(after: String?) -> Task<StatePage, any Error> {
+            Task { try await transport.fetchStatePage(after: after, changesMax: changesMax) }
+        }
+        var fetching: Task<StatePage, any Error>? = fetch(after: nil)
+        defer { fetching?.cancel() }
         var first: StatePage?
-        var after: String?
         var lastRecordId: String?
         var pages = 0
-        repeat {
-            let page = try await transport.fetchStatePage(
-                after: after, changesMax: options.statePageChanges)
+        while let inFlight = fetching {
+            let page = try await withTaskCancellationHandler {
+                try await inFlight.value
+            } onCancel: {
+                inFlight.cancel()
+            }
+            pages += 1
+            if page.nextAfter != nil && pages >= options.statePagesMax {
+                throw ReplicationError(
+                    message: "\(peer): the state runs past \(options.statePagesMax) pages")
+            }
+            fetching = page.nextAfter.map(fetch)
             let merged = try await mergeDurably(page.changes) { merged in
                 if options.remembersEchoes { try ledger.addEchoes(merged.offsets, for: peer) }
             }
@@ -276,18 +326,11 @@ public struct ReplicationSession: Sendable {
                 throw ReplicationError(message: "\(peer): a state page went back to \(lowest)")
             }
             lastRecordId = page.changes.lazy.map(\.recordId).max() ?? lastRecordId
-            after = page.nextAfter
-            pages += 1
-            guard pages <= options.statePagesMax else {
-                throw ReplicationError(
-                    message: "\(peer): the state runs past \(options.statePagesMax) pages")
-            }
-        } while after != nil
+        }
         guard let first else { return ledger.cursor(for: peer) }
         try ledger.setCursor(
             first.covered, epoch: first.epoch, for: peer, nodeId: first.nodeId,
             logEnd: options.remembersEchoes ? logbook.durableOffset : nil)
-        report.snapshots += 1
         try await acknowledge(first.covered)
         return first.covered
     }

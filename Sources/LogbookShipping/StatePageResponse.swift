@@ -1,0 +1,29 @@
+import HTTPTypes
+import Hummingbird
+import Logbook
+import LogbookCRDT
+import NIOCore
+
+/// The body of a `GET /snapshot` answer, a node's or a hub's: crdt-lite JSON in the form the
+/// request asks for (`ChangeJSONMessages`), or shipped batches (`StatePageBatches`) when it
+/// asks with `format=batches`, as a Logbook receiver does.
+package enum StatePageResponse {
+    /// The answer for `changes`; the caller adds the position headers.
+    package static func response(
+        _ changes: [Change<String, String, Value>], request: Request, changesMax: Int
+    ) async throws -> Response {
+        guard request.uri.queryParameters.get("format") == StatePageBatches.formatName else {
+            return try ChangeJSONMessages.response(
+                changes, request: request, changesMax: changesMax)
+        }
+        // O(page) of encoding and compression: off the cooperative pool, as JSON's building is.
+        let (bytes, batchCount) = try await ShippingServer.offThePool {
+            StatePageBatches.encode(changes)
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = StatePageBatches.mediaType
+        headers[.logbookBatchCount] = String(batchCount)
+        return Response(
+            status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
