@@ -101,12 +101,12 @@ public struct BenchSuite: Sendable {
         case .shipping:
             let total = changes ?? 1_000_000
             let figures = try await ShippingBenchmark(
-                directory: directory, changes: total, rate: rate, seconds: seconds, runs: runs,
-                progress: progress
+                directory: directory, records: records ?? 100_000, changes: total, rate: rate,
+                seconds: seconds, runs: runs, progress: progress
             ).run()
             return (
                 figures,
-                "shipping: catch-up of \(total) standard-workload changes, median of \(runs); lag at \(rate) changes/s for \(seconds) s"
+                "shipping: catch-up of \(total) standard-workload changes over \(records ?? 100_000) records, median of \(runs); lag at \(rate) changes/s for \(seconds) s"
             )
         case .views:
             let total = changes ?? 10_000_000

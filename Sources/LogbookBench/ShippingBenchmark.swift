@@ -12,6 +12,8 @@ import LogbookWorkloads
 /// (durable, group commit) to node 2 having merged it durably and moved its cursor past it.
 struct ShippingBenchmark {
     var directory: String
+    /// Records of the catch-up log's workload.
+    var records: Int
     var changes: Int
     var rate: Int
     var seconds: Double
@@ -58,7 +60,7 @@ struct ShippingBenchmark {
         let source = try await start(
             directory + "/source", node: 1, durability: .buffered, followers: [2, 3])
         defer { source.server.stop() }
-        var workload = StandardWorkload(recordCount: 100_000, seed: 42)
+        var workload = StandardWorkload(recordCount: records, seed: 42)
         _ = try await runStandardWorkload(
             on: source.logbook, workload: &workload, changeCount: changes)
         try source.logbook.sync()

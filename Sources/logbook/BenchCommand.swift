@@ -17,10 +17,10 @@ struct BenchCommand: AsyncParsableCommand {
             figures. `views` — a log of --changes (default 10 M) over a generated home of \
             --entities entities and ten years of drawbridge openings, rebuilt into the graph, \
             search and bridge views on open; then search and findPath latency percentiles. \
-            `shipping` — two nodes on loopback in this process: catch-up of the standard \
-            workload (--changes, default 1 M); 1 % more changes caught up by a node holding the \
-            whole state and by an empty one; replication lag while writers append four-field \
-            writes at --rate changes/s for --seconds and the peer follows with long polls. \
+            `shipping` — two nodes on loopback in this process: a new node's catch-up of the \
+            standard workload (--changes, default 1 M, over --records) from its state and from \
+            its history; 1 % more caught up by a node holding the whole state and by an empty \
+            one; replication lag while writers append four-field writes at --rate changes/s. \
             `maintenance` — compaction and tombstone GC of an update-heavy log (--records \
             records, ten writes per column on average), and the compacted log's size next to a \
             log of the live state only. `hub` — the hub's store on the PostgreSQL at \
