@@ -44,8 +44,12 @@ import Testing
     }
 
     /// Waits up to 10 s for a node to answer on `port`.
-    private func isServing(port: Int) async -> Bool {
-        for _ in 0..<100 {
+    /// Whether `process` answers on `port`: false as soon as it exits (a port taken by
+    /// another program, a bad argument), or after 120 s. Not a few seconds: the whole suite
+    /// on two cores delays a process's start by many.
+    private func isServing(port: Int, _ process: Process) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while process.isRunning && ContinuousClock.now < deadline {
             if await digest(port: port) != nil { return true }
             try? await Task.sleep(for: .milliseconds(100))
         }
@@ -108,8 +112,8 @@ import Testing
                 peers: ports.filter { $0 != ports[index] })
         }
         for index in 0..<3 { processes.append(try start(index)) }
-        for port in ports {
-            let ready = await isServing(port: port)
+        for (port, process) in zip(ports, processes) {
+            let ready = await isServing(port: port, process)
             #expect(ready, "node on port \(port) did not come up")
         }
         // Clients write conflicting changes (same records, different values) to each node.
@@ -133,7 +137,8 @@ import Testing
             }
         }
         var digests: [String?] = []
-        for _ in 0..<300 {
+        let converging = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < converging {
             digests = []
             for port in ports { digests.append(await digest(port: port)) }
             if digests.allSatisfy({ $0 != nil }) && Set(digests).count == 1 { break }
@@ -244,7 +249,7 @@ extension ServeProcessTests {
         let port = Int.random(in: 20_000..<50_000)
         let process = try serve(executable, directory, port: port, peers: [])
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        let ready = await isServing(port: port)
+        let ready = await isServing(port: port, process)
         try #require(ready, "serve did not come up")
         let client = CRDT<String, String, Value>(nodeId: 100)
         let changes = (0..<200).flatMap {
@@ -286,7 +291,7 @@ extension ServeProcessTests {
         let port = Int.random(in: 20_000..<50_000)
         let occupant = try serve(executable, first, port: port, peers: [])
         defer { if occupant.isRunning { kill(occupant.processIdentifier, SIGKILL) } }
-        let ready = await isServing(port: port)
+        let ready = await isServing(port: port, occupant)
         try #require(ready, "the first serve did not come up")
         try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: second + "-token"))
         let refused = try await LogbookExecutable.run(
