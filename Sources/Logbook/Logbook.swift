@@ -159,11 +159,13 @@ public final class Logbook: @unchecked Sendable {
     /// `CRDT.insertOrUpdate`, logged. Returns the changes once they are durable per mode.
     /// Like crdt-lite, a write to a deleted record is refused (no changes); so is one to a
     /// record whose tombstone GC collected while a peer may still hold it (`isFenced`).
+    /// Ids and column names are written in Unicode NFC (`ChangeAdmission.admitLocalWrite`).
     @discardableResult
     public func insertOrUpdate(_ recordId: String, fields: [(String, Value)])
         async throws(LogbookError) -> [Change<String, String, Value>]
     {
-        try ChangeAdmission.checkLocalWrite(recordId: recordId, fields: fields)
+        let (recordId, fields) = try ChangeAdmission.admitLocalWrite(
+            recordId: recordId, fields: fields)
         return try await write { crdt throws(LogbookError) in
             if isFenced(held: recordId) { return [] }
             try ChangeAdmission.checkLocalVersions(
@@ -178,7 +180,7 @@ public final class Logbook: @unchecked Sendable {
     public func deleteRecord(_ recordId: String) async throws(LogbookError) -> Change<
         String, String, Value
     >? {
-        try ChangeAdmission.checkLocalWrite(recordId: recordId, fields: [])
+        let recordId = try ChangeAdmission.admitLocalWrite(recordId: recordId, fields: []).recordId
         return try await write { crdt throws(LogbookError) in
             if isFenced(held: recordId) || crdt.isTombstoned(recordId) { return [] }
             try ChangeAdmission.checkLocalVersions(
@@ -193,7 +195,8 @@ public final class Logbook: @unchecked Sendable {
     public func deleteField(_ recordId: String, fieldName: String) async throws(LogbookError)
         -> Change<String, String, Value>?
     {
-        try ChangeAdmission.checkLocalWrite(recordId: recordId, fields: [])
+        let recordId = try ChangeAdmission.admitLocalWrite(recordId: recordId, fields: []).recordId
+        let fieldName = CanonicalText.nfc(fieldName)
         if let reason = ChangeAdmission.reasonToRefuse(column: fieldName) {
             throw ChangeAdmission.refusal(reason, recordId: recordId, column: fieldName)
         }

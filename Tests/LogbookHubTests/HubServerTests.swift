@@ -141,10 +141,13 @@ import Testing
                 "r", fields: [("c", 1)])
             var overVersion = good[0]
             overVersion.dbVersion = UInt64.max
+            var decomposed = good[0]
+            decomposed.recordId = "cafe\u{301}"  // the hub's keys are bytes: NFC only
             let cases: [(String, Int, String)] = [
                 ("{not json", 400, "not crdt-lite JSON"),
                 ("", 400, "no changes"),
                 (try Self.json(good + [overVersion]), 400, "refused"),
+                (try Self.json(good + [decomposed]), 400, "not in Unicode NFC"),
                 (String(repeating: " ", count: 70 << 10) + "[]", 413, "over"),
             ]
             for (body, status, reason) in cases {

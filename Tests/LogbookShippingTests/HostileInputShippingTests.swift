@@ -38,6 +38,21 @@ import Testing
         try await expectWritable(node)
     }
 
+    @Test func aClientsDecomposedRecordIdIsRefusedWith400() async throws {
+        let node = try TestNode(node: 1)
+        defer { node.stop() }
+        try await node.start()
+        // "é" as "e" + U+0301, escaped in the JSON text: not NFC (docs/decisions/0006).
+        let body = json().replacingOccurrences(of: #""e/x""#, with: #""e/cafe\u0301""#)
+        let refused = try await node.send("/changes", method: .POST, body: body)
+        #expect(refused.status == 400)
+        #expect(refused.body.contains("not in Unicode NFC"), "\(refused.body)")
+        #expect(node.logbook.records().isEmpty)
+        let composed = json().replacingOccurrences(of: #""e/x""#, with: #""e/caf\u00e9""#)
+        #expect(try await node.send("/changes", method: .POST, body: composed).status == 200)
+        try await expectWritable(node)
+    }
+
     @Test func anOversizedValueUnderTheBodyLimitIsRefusedAndDoesNotPoisonTheNode() async throws {
         let node = try TestNode(node: 1)
         defer { node.stop() }

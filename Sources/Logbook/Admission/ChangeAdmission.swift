@@ -20,9 +20,17 @@ package enum ChangeAdmission {
         }
     }
 
-    /// Checks a local write's id, columns and values; throws `.invalidChange` for the first
-    /// field that breaks a bound.
-    static func checkLocalWrite(recordId: String, fields: [(String, Value)]) throws(LogbookError) {
+    /// A local write's id and column names in Unicode NFC (`CanonicalText`: as Swift
+    /// compares strings they are the ones given, and peers compare bytes), checked with its
+    /// values; throws `.invalidChange` for the first field that breaks a bound.
+    static func admitLocalWrite(recordId: String, fields: [(String, Value)])
+        throws(LogbookError) -> (recordId: String, fields: [(String, Value)])
+    {
+        let recordId = CanonicalText.nfc(recordId)
+        var fields = fields
+        if !fields.allSatisfy({ CanonicalText.isNFC($0.0) }) {
+            fields = fields.map { (CanonicalText.nfc($0.0), $0.1) }
+        }
         if let reason = reasonToRefuse(recordId: recordId) {
             throw refusal(reason, recordId: recordId, column: nil)
         }
@@ -31,6 +39,7 @@ package enum ChangeAdmission {
                 throw refusal(reason, recordId: recordId, column: column)
             }
         }
+        return (recordId, fields)
     }
 
     /// Checks that merging `changes` cannot take the clock past `ChangeLimits.versionMax`:
@@ -90,14 +99,18 @@ package enum ChangeAdmission {
 
     static func reasonToRefuse(recordId: String) -> String? {
         let size = recordId.utf8.count
-        guard size > ChangeLimits.recordIdSizeMax else { return nil }
+        guard size > ChangeLimits.recordIdSizeMax else {
+            return CanonicalText.reasonToRefuse(recordId, what: "record id")
+        }
         return "the record id is \(size) bytes, over \(ChangeLimits.recordIdSizeMax) "
             + "(ChangeLimits.recordIdSizeMax)"
     }
 
     static func reasonToRefuse(column: String) -> String? {
         let size = column.utf8.count
-        guard size > ChangeLimits.columnNameSizeMax else { return nil }
+        guard size > ChangeLimits.columnNameSizeMax else {
+            return CanonicalText.reasonToRefuse(column, what: "column name")
+        }
         return "the column name is \(size) bytes, over \(ChangeLimits.columnNameSizeMax) "
             + "(ChangeLimits.columnNameSizeMax)"
     }
