@@ -491,12 +491,12 @@ final class BodyCutter: @unchecked Sendable {
     }
 }
 
-/// Sends `request`'s path and query to `node` with its token; returns the answer's headers
-/// (Logbook ones kept) and body.
-func forward(_ request: Request, to node: TestNode) async throws -> (
-    headers: HTTPFields, body: [UInt8]
-) {
-    var forwarded = HTTPClientRequest(url: node.url + request.uri.description)
+/// Sends `request`'s path and query (or `pathAndQuery`) to `node` with its token; returns
+/// the answer's headers (Logbook ones kept) and body.
+func forward(_ request: Request, to node: TestNode, pathAndQuery: String? = nil) async throws
+    -> (headers: HTTPFields, body: [UInt8])
+{
+    var forwarded = HTTPClientRequest(url: node.url + (pathAndQuery ?? request.uri.description))
     forwarded.headers.add(name: "Authorization", value: "Bearer \(node.token)")
     let response = try await HTTPClient.shared.execute(forwarded, timeout: .seconds(10))
     let body = try await response.body.collect(upTo: 64 << 20)

@@ -136,15 +136,10 @@ import Testing
             var query = request.uri.queryParameters.filter { $0.key != "format" }
                 .map { "\($0.key)=\($0.value)" }.joined(separator: "&")
             query += "&format=swift"
-            var old = HTTPClientRequest(url: a.url + "/snapshot?" + query)
-            old.headers.add(name: "Authorization", value: "Bearer \(a.token)")
-            let response = try await HTTPClient.shared.execute(old, timeout: .seconds(30))
-            let body = try await response.body.collect(upTo: 1 << 24)
-            var headers = HTTPFields()
-            for (name, value) in response.headers {
-                if let field = HTTPField.Name(name) { headers[field] = value }
-            }
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+            let old = try await forward(request, to: a, pathAndQuery: "/snapshot?" + query)
+            return Response(
+                status: .ok, headers: old.headers,
+                body: .init(byteBuffer: ByteBuffer(bytes: old.body)))
         }
         router.get("log") { request, _ in try await relay(request, to: a) }
         router.post("ack") { _, _ in Response(status: .noContent) }
