@@ -133,6 +133,20 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The workload's state as binary state pages (what `GET /snapshot?format=batches` sends
+    // a new node), encoded and decoded back, beside the JSON baselines below.
+    Benchmark("state-pages-binary-encode-and-decode-\(workload.changes.count)-changes") {
+        benchmark in
+        let replica = CRDT<String, String, Value>(nodeId: 1)
+        replica.mergeChanges(workload.changes)
+        let state = replica.getChangesSince(0)
+        benchmark.startMeasurement()  // building the state is setup
+        for _ in benchmark.scaledIterations {
+            let page = StatePageBatches.encode(state)
+            blackHole(try StatePageBatches.decode(page.bytes, rawBytesMax: 1 << 30))
+        }
+    }
+
     // MARK: Baselines
 
     Benchmark(
