@@ -11,9 +11,9 @@ struct SyncCommand: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Pull everything a peer has into this Logbook, or push to and pull from a hub.",
         discussion: """
-            With --from: pulls from a peer node, from the cursor saved for it in peers.json (0 \
-            the first time), checking every batch before merging it, saving the cursor after \
-            each merge and acknowledging it to the peer. With --hub and --stream: pushes \
+            With --from: pulls from a peer node from the cursor saved for it in peers.json (the \
+            first time its state, in pages, not its history), checking every body before \
+            merging it, saving the cursor and acknowledging it. With --hub and --stream: pushes \
             everything durable here that the hub's stream may lack (never what was pulled \
             from it) and then pulls the stream's changes; both cursors are saved under the \
             stream's URL. Running it again moves only what is new.
