@@ -46,6 +46,14 @@ public struct ChangedState<
         return changes
     }
 
+    /// The changes `changes(through:)` gives, in no particular order: for a receiver that
+    /// merges them, which gives the same state in any order, without the sort.
+    @inlinable public func unorderedChanges(through: UInt64 = .max) -> [Change<K, C, V>] {
+        var changes: [Change<K, C, V>] = []
+        appendChanges(to: &changes, through: through)
+        return changes
+    }
+
     /// Appends the changes with a local version in `since + 1 ... through` whose origin is
     /// not in `excluding`, in no particular order.
     @inlinable func appendChanges(
@@ -128,7 +136,9 @@ public struct ChangedState<
     }
 
     /// `getChangesSince`'s order.
-    @inlinable static func isInSyncOrder(_ lhs: Change<K, C, V>, _ rhs: Change<K, C, V>) -> Bool {
+    @inlinable public static func isInSyncOrder(_ lhs: Change<K, C, V>, _ rhs: Change<K, C, V>)
+        -> Bool
+    {
         if lhs.localDbVersion != rhs.localDbVersion {
             return lhs.localDbVersion < rhs.localDbVersion
         }

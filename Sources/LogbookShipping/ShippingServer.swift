@@ -191,8 +191,13 @@ public struct ShippingServer: Sendable {
         }
         let (source, after) = (source, query.get("after"))  // already percent-decoded
         let changesMax = min(pageChanges, configuration.changesPerResponseMax)
+        let sorts = !StatePageResponse.asksForBatches(request)
         let page = try await Self.offThePool {
-            source.statePage(after: after, changesMax: changesMax)
+            var page = source.statePage(after: after, changesMax: changesMax)
+            // crdt-lite clients get `getChangesSince`'s order; a Logbook receiver asking for
+            // batches merges them as they come, so its page skips the sort.
+            if sorts { page.changes.sort(by: ChangedState<String, String, Value>.isInSyncOrder) }
+            return page
         }
         var response = try await stateResponse(page.changes, request)
         if let next = page.nextAfter {

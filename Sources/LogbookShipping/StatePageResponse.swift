@@ -8,11 +8,16 @@ import NIOCore
 /// request asks for (`ChangeJSONMessages`), or shipped batches (`StatePageBatches`) when it
 /// asks with `format=batches`, as a Logbook receiver does.
 package enum StatePageResponse {
+    /// Whether `request` asks for shipped batches rather than crdt-lite JSON.
+    package static func asksForBatches(_ request: Request) -> Bool {
+        request.uri.queryParameters.get("format") == StatePageBatches.formatName
+    }
+
     /// The answer for `changes`; the caller adds the position headers.
     package static func response(
         _ changes: [Change<String, String, Value>], request: Request, changesMax: Int
     ) async throws -> Response {
-        guard request.uri.queryParameters.get("format") == StatePageBatches.formatName else {
+        guard asksForBatches(request) else {
             return try ChangeJSONMessages.response(
                 changes, request: request, changesMax: changesMax)
         }

@@ -61,7 +61,7 @@ public struct ReplicationSource: Sendable {
         let durable = logbook.durableOffset
         let (page, more) = logbook.snapshotState(idsAfter: after).firstById(changesMax: changesMax)
         return StatePage(
-            changes: page.changes(), nextAfter: more ? page.entries.last?.id : nil,
+            changes: page.unorderedChanges(), nextAfter: more ? page.entries.last?.id : nil,
             covered: durable, epoch: epoch(before: durable), nodeId: logbook.nodeId)
     }
 

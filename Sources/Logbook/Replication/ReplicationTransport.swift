@@ -86,7 +86,8 @@ public struct FetchedBatches: Sendable {
 
 /// One page of a peer's state and the position a whole snapshot leaves its receiver at.
 public struct StatePage: Sendable {
-    /// The page's changes (whole records).
+    /// The page's changes (whole records), in no particular order: merging them gives the
+    /// same state in any order.
     public var changes: [Change<String, String, Value>]
     /// The id to ask after for the next page; nil on the last page.
     public var nextAfter: String?
