@@ -6,8 +6,8 @@ import ServiceLifecycle
 
 /// A streamed follow being answered: what its request asked and where it stands.
 struct StreamedFollow: Sendable {
-    /// The request, whose token is checked again before each frame.
-    let request: Request
+    /// The request's bearer token, checked again before each frame.
+    let token: String?
     let stream: HubStream
     let maxBytes: Int
     /// How long the stream stays silent at most: an empty frame follows each such wait.
@@ -45,7 +45,7 @@ extension HubServer {
                 silentUntil = ContinuousClock.now + follow.wait
             }
             guard ContinuousClock.now < ends, !Task.isShuttingDownGracefully, !Task.isCancelled,
-                (try? await authorize(follow.request, stream: follow.stream.name, write: false))
+                (try? await authorize(token: follow.token, stream: follow.stream.name, write: false))
                     != nil
             else { break }
             let offset = answer.nextOffset  // an answer with nothing new ends where it began

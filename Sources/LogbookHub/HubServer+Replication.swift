@@ -67,7 +67,8 @@ extension HubServer {
         var batches = try await batches(in: stream, from: from, maxBytes: maxBytes, generation)
         if query.get("frames") == "1", wait > .zero {
             let follow = StreamedFollow(
-                request: request, stream: stream, maxBytes: maxBytes, wait: wait,
+                token: Self.bearerToken(of: request), stream: stream, maxBytes: maxBytes,
+                wait: wait,
                 first: batches, generation: generation)
             return Response(
                 status: .ok, headers: [.contentType: FollowFrame.contentType],

@@ -205,9 +205,21 @@ public struct HubServer: Sendable {
     func authorize(_ request: Request, stream name: String, write: Bool) async throws
         -> HubStream
     {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            let granted = try await grant(token: String(header.dropFirst(7)), stream: name)
-        else {
+        try await authorize(token: Self.bearerToken(of: request), stream: name, write: write)
+    }
+
+    /// The request's bearer token, nil when it has none.
+    static func bearerToken(of request: Request) -> String? {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+            return nil
+        }
+        return String(header.dropFirst(7))
+    }
+
+    /// `authorize(_:stream:write:)` for a token already taken from its request: a streamed
+    /// follow checks it again before each frame without reading the headers again.
+    func authorize(token: String?, stream name: String, write: Bool) async throws -> HubStream {
+        guard let token, let granted = try await grant(token: token, stream: name) else {
             throw HTTPError(
                 .unauthorized, message: "a bearer token that names this stream is required")
         }
