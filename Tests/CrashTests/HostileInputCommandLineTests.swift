@@ -118,4 +118,46 @@ import Testing
         }
         try await expectStillWorking(directory)
     }
+
+    /// Ids and column names are kept in NFC (docs/decisions/0006): `put` and `delete` write
+    /// the composed form of what they are given, so both spellings name one record; `append`
+    /// refuses a change that is not in NFC, naming the line, and merges nothing.
+    @Test func idsAndColumnNamesAreKeptInNFCThroughTheCommandLine() async throws {
+        guard let directory = try await initialized() else { return }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (decomposedId, composedId) = ("e/cafe\u{0301}", "e/caf\u{00E9}")
+        let (decomposedColumn, composedColumn) = ("nai\u{0308}ve", "na\u{00EF}ve")
+        for (id, column, value) in [
+            (decomposedId, decomposedColumn, "1"), (composedId, composedColumn, "2"),
+            (decomposedId, "other", "3"),
+        ] {
+            let put = try await LogbookExecutable.run(["put", directory, id, "\(column)=\(value)"])
+            #expect(put.status == 0, "\(put.standardError)")
+        }
+        let deleted = try await LogbookExecutable.run(["delete", directory, decomposedId, "other"])
+        #expect(deleted.status == 0, "\(deleted.standardError)")
+        let exported = try await LogbookExecutable.run(["export", directory])
+        #expect(exported.status == 0, "\(exported.standardError)")
+        let changes = try exported.standardOutput.split(separator: "\n").map { line in
+            try #require(
+                JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(changes.count == 4)
+        // Compared by their bytes: Swift's `==` would take either spelling for the other.
+        let ids = Set(changes.compactMap { ($0["recordId"] as? String).map { Array($0.utf8) } })
+        let columns = Set(changes.compactMap { ($0["colName"] as? String).map { Array($0.utf8) } })
+        #expect(ids == [Array(composedId.utf8)])
+        #expect(columns == [Array(composedColumn.utf8), Array("other".utf8)])
+
+        let input = line().replacingOccurrences(of: #""e/x""#, with: #""e/cafe\u0301""#)
+        let appended = try await LogbookExecutable.run(
+            ["append", directory, "-"], input: line() + "\n" + input + "\n")
+        #expect(appended.status == 2, "\(appended.standardError)")
+        #expect(appended.standardError.contains("stdin:2"), "\(appended.standardError)")
+        #expect(appended.standardError.contains("not in Unicode NFC"))
+        #expect(appended.standardError.contains("nothing from stdin was merged"))
+        let after = try await LogbookExecutable.run(["export", directory])
+        #expect(after.standardOutput == exported.standardOutput)
+        try await expectStillWorking(directory)
+    }
 }
