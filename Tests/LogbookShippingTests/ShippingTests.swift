@@ -205,12 +205,8 @@ final class TestNode: @unchecked Sendable {
             return Response(
                 status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
-        router.post("ack") { _, _ in Response(status: .noContent) }
-        let (proxyPort, proxyTask) = await serve(router)
-        defer { proxyTask.cancel() }
-        var puller = PeerPuller(
-            logbook: b.logbook, peer: "http://127.0.0.1:\(proxyPort)", token: a.token,
-            ledger: b.ledger)
+        var (puller, _, proxy) = await pullThroughProxy(router, from: a, into: b)
+        defer { proxy.cancel() }
         puller.options.bytesPerFetch = 2048
         puller.options.bootstrapsFromState = false  // the proxy serves /log only
         var failures = 0
@@ -243,12 +239,8 @@ final class TestNode: @unchecked Sendable {
             return try await relay(request, to: a)
         }
         router.get("snapshot") { request, _ in try await relay(request, to: a) }
-        router.post("ack") { _, _ in Response(status: .noContent) }
-        let (proxyPort, proxyTask) = await serve(router)
-        defer { proxyTask.cancel() }
-        var puller = PeerPuller(
-            logbook: b.logbook, peer: "http://127.0.0.1:\(proxyPort)", token: a.token,
-            ledger: b.ledger)
+        var (puller, _, proxy) = await pullThroughProxy(router, from: a, into: b)
+        defer { proxy.cancel() }
         puller.options.bootstrapsFromState = false  // meet the 410 first
         let report = try await puller.catchUp()
         #expect(report.snapshots == 1)
@@ -525,6 +517,19 @@ func serve(_ router: Router<BasicRequestContext>) async -> (port: Int, task: Tas
     let task = Task { try await application.run() }
     for await port in ports { return (port, task) }
     return (0, task)
+}
+
+/// A proxy in front of `peer` serving `router` (acknowledgements answered and dropped), and
+/// `follower`'s puller reading through it with the peer's token; cancel `proxy` when done.
+func pullThroughProxy(
+    _ router: Router<BasicRequestContext>, from peer: TestNode, into follower: TestNode
+) async -> (puller: PeerPuller, url: String, proxy: Task<Void, any Error>) {
+    router.post("ack") { _, _ in Response(status: .noContent) }
+    let (port, proxy) = await serve(router)
+    let url = "http://127.0.0.1:\(port)"
+    let puller = PeerPuller(
+        logbook: follower.logbook, peer: url, token: peer.token, ledger: follower.ledger)
+    return (puller, url, proxy)
 }
 
 /// The cursors a follower reported, in order.

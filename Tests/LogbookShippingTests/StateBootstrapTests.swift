@@ -107,11 +107,8 @@ import Testing
                 body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
         router.get("log") { request, _ in try await relay(request, to: a) }
-        router.post("ack") { _, _ in Response(status: .noContent) }
-        let (proxyPort, proxyTask) = await serve(router)
-        defer { proxyTask.cancel() }
-        let peer = "http://127.0.0.1:\(proxyPort)"
-        let puller = PeerPuller(logbook: b.logbook, peer: peer, token: a.token, ledger: b.ledger)
+        let (puller, peer, proxy) = await pullThroughProxy(router, from: a, into: b)
+        defer { proxy.cancel() }
         do {
             _ = try await puller.catchUp()
             Issue.record("a damaged state page was taken")
@@ -145,12 +142,8 @@ import Testing
                 body: .init(byteBuffer: ByteBuffer(bytes: old.body)))
         }
         router.get("log") { request, _ in try await relay(request, to: a) }
-        router.post("ack") { _, _ in Response(status: .noContent) }
-        let (proxyPort, proxyTask) = await serve(router)
-        defer { proxyTask.cancel() }
-        var puller = PeerPuller(
-            logbook: b.logbook, peer: "http://127.0.0.1:\(proxyPort)", token: a.token,
-            ledger: b.ledger)
+        var (puller, _, proxy) = await pullThroughProxy(router, from: a, into: b)
+        defer { proxy.cancel() }
         puller.options.statePageChanges = 7
         let report = try await puller.catchUp()
         #expect(report.bootstraps == 1)
