@@ -5,7 +5,7 @@ import LogbookBench
 import LogbookCRDT
 import LogbookViews
 
-/// `logbook import bridges DIR FILE`: Seattle drawbridge openings from a SODA JSON array.
+/// `logbook import KIND DIR FILE`: drawbridge openings (SODA rows) or a Goodies home graph.
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
@@ -14,7 +14,9 @@ struct ImportCommand: AsyncParsableCommand {
             Kinds: `bridges` — a JSON array of Seattle SODA drawbridge rows (every value a \
             string). Each row becomes the record bridge_event/<entityid>-<opendatetime>, so \
             importing the same file twice updates the same records instead of adding more. Rows \
-            that break Bridget's parsing rules are skipped and counted by reason.
+            that break Bridget's parsing rules are skipped and counted by reason. `goodies` — a \
+            home graph in The Goodies' JSON (`entities` and `relationships`, as `logbook \
+            generate home` writes), as entity/ and relationship/ records.
             """)
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
@@ -32,57 +34,45 @@ struct ImportCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        if kind == .goodies {
-            try await importGoodies()
-            return
-        }
-        let rows: [[String: String]]
+        var report = ImportReport(directory: target.directory, kind: kind.rawValue, file: file)
         do {
-            rows = try SODARows.parse(try readInput())
+            switch kind {
+            case .bridges:
+                let rows = try SODARows.parse(try readInput())
+                let (imported, skipped) = try await importing {
+                    try await $0.importBridgeRows(rows, progress: $1)
+                }
+                report.rows = rows.count
+                report.imported = imported
+                report.skipped = Dictionary(
+                    uniqueKeysWithValues: skipped.map { ($0.key.rawValue, $0.value) })
+            case .goodies:
+                let document = try GoodiesDocument(parsing: try readInput())
+                try await importing { try await $0.importGoodies(document, progress: $1) }
+                report.entities = document.entities.count
+                report.relationships = document.relationships.count
+            }
         } catch let error as GoodiesDocument.FormatError {
             throw badInput("\(file): \(error)")
         }
-        let logbook = try openLogbook(target.directory, durability: .buffered, progress: true)
-        let imported: Int
-        let skipped: [BridgeOpening.SkipReason: Int]
-        let bar = ProgressBar.isTerminal ? ProgressBar(label: "import", unit: .items) : nil
-        do {
-            (imported, skipped) = try await logbook.importBridgeRows(rows) { done, total in
-                bar?.update(Int64(done), of: Int64(total))
-            }
-            try logbook.close()
-        } catch {
-            throw exitWithError(error)
-        }
-        var report = ImportReport(directory: target.directory, kind: kind.rawValue, file: file)
-        report.rows = rows.count
-        report.imported = imported
-        report.skipped = Dictionary(
-            uniqueKeysWithValues: skipped.map { ($0.key.rawValue, $0.value) })
         try output.print(report)
     }
 
-    private func importGoodies() async throws {
-        let document: GoodiesDocument
-        do {
-            document = try GoodiesDocument(parsing: try readInput())
-        } catch let error as GoodiesDocument.FormatError {
-            throw badInput("\(file): \(error)")
-        }
+    /// Opens the directory, runs `body` with a progress bar's update, and closes it; the
+    /// engine's errors exit with their code.
+    @discardableResult
+    private func importing<Result>(
+        _ body: (Logbook, @escaping (Int, Int) -> Void) async throws -> Result
+    ) async throws -> Result {
         let logbook = try openLogbook(target.directory, durability: .buffered, progress: true)
         let bar = ProgressBar.isTerminal ? ProgressBar(label: "import", unit: .items) : nil
         do {
-            try await logbook.importGoodies(document) { done, total in
-                bar?.update(Int64(done), of: Int64(total))
-            }
+            let result = try await body(logbook) { bar?.update(Int64($0), of: Int64($1)) }
             try logbook.close()
+            return result
         } catch {
             throw exitWithError(error)
         }
-        var report = ImportReport(directory: target.directory, kind: kind.rawValue, file: file)
-        report.entities = document.entities.count
-        report.relationships = document.relationships.count
-        try output.print(report)
     }
 
     /// The file's bytes; an unreadable file is bad input (exit 2) with the reason in words.
