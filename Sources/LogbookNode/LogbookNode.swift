@@ -26,6 +26,10 @@ public final class LogbookNode: Sendable {
         public var hubs: [HubTarget] = []
         /// The longest a follower's poll waits at a peer.
         public var followWait = Duration.milliseconds(500)
+        /// A peer followed for the first time sends its state, in pages, and then the log
+        /// from the offset that state covers (`ReplicationSession.Options`); false: its
+        /// whole log from offset 0. Default true.
+        public var bootstrapsFromState = true
         /// PEM certificates to trust for HTTPS peers (nil: the system's roots).
         public var trustedCertificates: String?
         /// GC and compaction.
@@ -131,9 +135,10 @@ public final class LogbookNode: Sendable {
         for peer in configuration.peers {
             var peerLogger = logger
             peerLogger[metadataKey: "peer"] = "\(peer)"
-            let puller = PeerPuller(
+            var puller = PeerPuller(
                 logbook: logbook, peer: peer, token: configuration.shipping.token, ledger: ledger,
                 client: client)
+            puller.options.bootstrapsFromState = configuration.bootstrapsFromState
             services.append(
                 .init(
                     service: FollowerService(

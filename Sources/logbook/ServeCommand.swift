@@ -13,23 +13,26 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve this Logbook to peers over HTTP and pull from peers continuously.",
         discussion: """
             Endpoints (every request needs Authorization: Bearer TOKEN): GET /log?from=OFFSET \
-            (stored batches verbatim, below the durable high watermark), GET /snapshot, POST \
-            /ack, GET /changes?since=V and POST /changes (crdt-lite JSON), GET / (status \
-            page), GET /status (offsets and state digest, JSON), GET /metrics (Prometheus: \
-            appends, syncs, group commits, compaction and GC times, per-peer lag and errors, \
-            requests). With --admin-port, the status page (which reloads itself and draws             each peer's lag over the last ten minutes), /status and /metrics are also served             there without a token, on --admin-host (loopback by default), for a browser or a             scraper. Each --peer is followed from its saved cursor \
-            (peers.json beside the log) with long polls (GET /log?wait_ms=--interval): the \
-            peer answers as soon as it has new durable records, and the next poll is sent \
-            while this node merges the last answer. Failures back off up to 5 s. Writes are group-committed, so what is served is durable. \
-            With --hub and --stream the node also pushes its durable log to that hub stream \
-            (never what it pulled from it) and long-polls the stream's changes, with \
-            --hub-token-file's token. \
-            With --gc-every, tombstone GC runs that often (see `logbook gc --help` and \
-            `logbook peers`; with --hub it collects what the hub lists); with --compact-every, \
-            compaction is checked that often and runs when the dirty ratio reaches 0.5. \
-            SIGTERM or SIGINT stops the node gracefully (followers, then maintenance, then the \
-            server, answering long polls at once; the log is synced and closed) with exit 0. \
-            Lines go to standard output through swift-log (--log-level).
+            (stored batches verbatim, below the durable high watermark), GET /snapshot, POST /ack, \
+            GET /changes?since=V and POST /changes (crdt-lite JSON), GET / (status page), GET \
+            /status (offsets and state digest, JSON), GET /metrics (Prometheus: appends, syncs, \
+            group commits, compaction and GC times, per-peer lag and errors, requests). With \
+            --admin-port, the status page (which reloads itself and draws each peer's lag over the \
+            last ten minutes), /status and /metrics are also served there without a token, on \
+            --admin-host (loopback by default), for a browser or a scraper. Each --peer is \
+            followed from its saved cursor (peers.json beside the log; a new peer first sends its \
+            state, in pages, unless --history) with long polls (GET /log?wait_ms=--interval): the \
+            peer answers as soon as it has new durable records, and the next poll is sent while \
+            this node merges the last answer. Failures back off up to 5 s. Writes are \
+            group-committed, so what is served is durable. With --hub and --stream the node also \
+            pushes its durable log to that hub stream (never what it pulled from it) and \
+            long-polls the stream's changes, with --hub-token-file's token. With --gc-every, \
+            tombstone GC runs that often (see `logbook gc --help` and `logbook peers`; with --hub \
+            it collects what the hub lists); with --compact-every, compaction is checked that \
+            often and runs when the dirty ratio reaches 0.5. SIGTERM or SIGINT stops the node \
+            gracefully (followers, then maintenance, then the server, answering long polls at \
+            once; the log is synced and closed) with exit 0. Lines go to standard output through \
+            swift-log (--log-level).
             """)
 
     @OptionGroup var target: DirectoryArgument
@@ -53,6 +56,8 @@ struct ServeCommand: AsyncParsableCommand {
     var hubTokenFile: String?
     @Option(help: "The longest a poll waits at a peer for new records, in milliseconds.")
     var interval = 500
+    @Flag(help: "A peer followed for the first time sends its whole log, not its state.")
+    var history = false
     @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key).")
     var tlsCertificate: String?
     @Option(help: "The PEM private key for --tls-certificate.")
@@ -124,6 +129,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.hubs = [HubTarget(url: hub, stream: stream, token: hubToken ?? token)]
         }
         configuration.followWait = .milliseconds(interval)
+        configuration.bootstrapsFromState = !history
         configuration.trustedCertificates = ca
         configuration.maintenance.gcEvery = gcEvery.map { .milliseconds(Int64($0 * 1000)) }
         configuration.maintenance.compactEvery = compactEvery.map {

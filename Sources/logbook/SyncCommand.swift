@@ -12,11 +12,11 @@ struct SyncCommand: AsyncParsableCommand {
         abstract: "Pull everything a peer has into this Logbook, or push to and pull from a hub.",
         discussion: """
             With --from: pulls from a peer node from the cursor saved for it in peers.json (the \
-            first time its state, in pages, not its history), checking every body before \
-            merging it, saving the cursor and acknowledging it. With --hub and --stream: pushes \
-            everything durable here that the hub's stream may lack (never what was pulled \
-            from it) and then pulls the stream's changes; both cursors are saved under the \
-            stream's URL. Running it again moves only what is new.
+            first time its state, in pages, not its history, unless --history), checking every \
+            body before merging it, saving the cursor and acknowledging it. With --hub and \
+            --stream: pushes everything durable here that the hub's stream may lack (never what \
+            was pulled from it) and then pulls the stream's changes; both cursors are saved \
+            under the stream's URL. Running it again moves only what is new.
             """)
 
     @OptionGroup var target: DirectoryArgument
@@ -32,6 +32,8 @@ struct SyncCommand: AsyncParsableCommand {
     var ca: String?
     @Flag(help: "With --hub: then collect the tombstones the hub lists as collectable.")
     var gc = false
+    @Flag(help: "With --from, a first pull: take the peer's whole log, not its state.")
+    var history = false
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -43,6 +45,7 @@ struct SyncCommand: AsyncParsableCommand {
             throw ValidationError("--hub and --stream go together")
         }
         if gc && hub == nil { throw ValidationError("--gc goes with --hub") }
+        if history && from == nil { throw ValidationError("--history goes with --from") }
     }
 
     func run() async throws {
@@ -102,9 +105,10 @@ struct SyncCommand: AsyncParsableCommand {
                 digest: "\(logbook.stateDigest())")
         }
         let from = from ?? ""  // validate() asks for --from or --hub
-        let pulled = try await PeerPuller(
-            logbook: logbook, peer: from, token: token, ledger: ledger, client: client
-        ).catchUp {
+        var puller = PeerPuller(
+            logbook: logbook, peer: from, token: token, ledger: ledger, client: client)
+        puller.options.bootstrapsFromState = !history
+        let pulled = try await puller.catchUp {
             bars?.pull.update(Int64(clamping: $0.cursor), of: Int64(clamping: $0.peerDurableOffset))
         }
         return SyncReport(

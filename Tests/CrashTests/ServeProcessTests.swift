@@ -304,3 +304,58 @@ extension ServeProcessTests {
         try reopened.close()
     }
 }
+
+// `logbook sync --from`: a first pull takes the peer's state, or its whole log with --history.
+extension ServeProcessTests {
+    @Test func aFirstSyncTakesThePeersStateUnlessHistoryIsAsked() async throws {
+        guard let executable = LogbookExecutable.built() else { return }
+        let peer = try await initializedDirectory()
+        let (fromState, fromHistory) = (peer + "-state", peer + "-history")
+        defer {
+            for directory in [peer, fromState, fromHistory] {
+                try? FileManager.default.removeItem(atPath: directory)
+            }
+            try? FileManager.default.removeItem(atPath: peer + "-token")
+        }
+        for (directory, node) in [(fromState, "2"), (fromHistory, "3")] {
+            #expect(
+                try await LogbookExecutable.run(["init", directory, "--node", node]).status == 0)
+            #expect(try await LogbookExecutable.run(["peers", peer, "add", node]).status == 0)
+        }
+        let port = Int.random(in: 20_000..<50_000)
+        let process = try serve(executable, peer, port: port, peers: [])
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        try #require(await isServing(port: port, process), "serve did not come up")
+        // Ten rounds over the same 20 records: a history of 200 changes, a state of 20.
+        let client = CRDT<String, String, Value>(nodeId: 100)
+        let changes = (0..<200).flatMap {
+            client.insertOrUpdate("entity/e\($0 % 20)", fields: [("name", .string("n\($0)"))])
+        }
+        let posted = try await request(
+            "http://127.0.0.1:\(port)/changes", method: "POST",
+            body: try JSONEncoder().encode(changes))
+        #expect(posted.status == 200)
+        let expected = await digest(port: port)
+
+        let sync = [
+            "--from", "http://127.0.0.1:\(port)", "--token-file", peer + "-token", "--json",
+        ]
+        for (directory, extra, bootstraps, received) in [
+            (fromState, [String](), 1, 20), (fromHistory, ["--history"], 0, 200),
+        ] {
+            let synced = try await LogbookExecutable.run(["sync", directory] + sync + extra)
+            #expect(synced.status == 0, "\(synced.standardError)")
+            let report = try #require(
+                JSONSerialization.jsonObject(with: Data(synced.standardOutput.utf8))
+                    as? [String: Any])
+            let pulled = try #require(report["pulled"] as? [String: Any])
+            #expect(pulled["bootstraps"] as? Int == bootstraps, "\(extra): \(pulled)")
+            #expect(pulled["received"] as? Int == received, "\(extra): \(pulled)")
+            #expect(report["digest"] as? String == expected)
+        }
+        let misplaced = try await LogbookExecutable.run(
+            ["sync", fromHistory, "--hub", "http://127.0.0.1:1", "--stream", "s", "--history"]
+                + ["--token-file", peer + "-token"])
+        #expect(misplaced.status == 64, "\(misplaced.standardError)")
+    }
+}

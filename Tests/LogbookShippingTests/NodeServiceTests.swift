@@ -81,6 +81,41 @@ import Testing
         try reopened.close()
     }
 
+    /// A node following a peer for the first time takes its state (one change here), or,
+    /// with `bootstrapsFromState` off, its whole log (three).
+    @Test(arguments: [true, false])
+    func aNewFollowerTakesThePeersStateOrItsHistory(bootstrapsFromState: Bool) async throws {
+        let leader = try TestNode(node: 1)
+        defer { leader.stop() }
+        try await leader.start()
+        for name in ["lamp", "lamp 2", "lamp 3"] {
+            _ = try await leader.logbook.insertOrUpdate(
+                "entity/a", fields: [("name", .string(name))])
+        }
+        try leader.logbook.sync()
+        try leader.ledger.register(2)
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(directory: directory.path, nodeId: 2)
+        let ledger = try PeerLedger(directory: directory.path)
+        var configuration = LogbookNode.Configuration(
+            shipping: ShippingConfiguration(token: leader.token))
+        configuration.peers = [leader.url]
+        configuration.bootstrapsFromState = bootstrapsFromState
+        let (node, task, _) = try await start { onListening in
+            LogbookNode(
+                logbook: logbook, ledger: ledger, configuration: configuration,
+                onListening: onListening)
+        }
+        for _ in 0..<12_000 where ledger.cursor(for: leader.url) < leader.logbook.durableOffset {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(logbook.getRecord("entity/a")?.field("name") == "lamp 3")
+        #expect(logbook.durableOffset == (bootstrapsFromState ? 1 : 3))
+        await node.shutdown()
+        try await task.value
+    }
+
     /// The admin listener serves the status page and the status without a token while the
     /// data port keeps asking for one, and the page draws the lag of a peer that pulled and
     /// acknowledged.
