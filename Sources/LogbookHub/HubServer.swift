@@ -55,7 +55,7 @@ public struct HubServer: Sendable {
         /// The longest a request waits for the database (a connection and its statements)
         /// before it is answered 503; the pool itself would wait for as long as the database
         /// is down.
-        public var databaseWaitMax = Duration.seconds(15)
+        public var databaseWaitMax = HubStore.databaseWaitDefault
         /// Scheduled tombstone GC (`HubProcess` runs it beside the server).
         public var collection = HubCollectionSchedule()
 

@@ -22,6 +22,9 @@ public struct HubStore: Sendable {
     let logger: Logger
     let metrics = HubMetrics()
     let mergeQueue = HubMergeQueue()
+    /// The default bound on a wait for the database: a merge's (`mergeWaitMax`) and each
+    /// request's (`HubServer.Configuration.databaseWaitMax`).
+    public static let databaseWaitDefault = Duration.seconds(15)
     /// The longest one merge waits for the database, a connection included, before its
     /// whole group is answered `DatabaseDeadline.Exceeded`.
     let mergeWaitMax: Duration
@@ -31,7 +34,10 @@ public struct HubStore: Sendable {
     /// request's bound reaches it: `mergeWaitMax` is its own, and without it a merge would
     /// hold its stream's queue for as long as the database is unreachable (postgres-nio's
     /// pool keeps a request for a connection waiting with no timeout of its own).
-    public init(client: PostgresClient, logger: Logger, mergeWaitMax: Duration = .seconds(15)) {
+    public init(
+        client: PostgresClient, logger: Logger,
+        mergeWaitMax: Duration = Self.databaseWaitDefault
+    ) {
         self.client = client
         self.logger = logger
         self.mergeWaitMax = mergeWaitMax
