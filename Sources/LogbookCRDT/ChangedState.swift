@@ -40,8 +40,7 @@ public struct ChangedState<
     /// The changes with a local version in `since + 1 ... through`, in `getChangesSince`'s
     /// order: ascending local version, then record, then column, deletions last.
     @inlinable public func changes(through: UInt64 = .max) -> [Change<K, C, V>] {
-        var changes: [Change<K, C, V>] = []
-        appendChanges(to: &changes, through: through)
+        var changes = unorderedChanges(through: through)
         changes.sort(by: Self.isInSyncOrder)
         return changes
     }

@@ -130,8 +130,9 @@ extension HubServer {
                 in: stream, after: after,
                 changesMax: min(asked, configuration.changesPerResponseMax))
         }
+        // Whole records in id order, as the statement gives them.
         var response = try await StatePageResponse.response(
-            page.changes, request: request, changesMax: Int.max)
+            page.changes, request: request, changesMax: Int.max, sortingJSON: false)
         if let next = page.nextAfter {
             response.headers[.logbookSnapshotAfter] =
                 next.addingPercentEncoding(withAllowedCharacters: ShippingServer.unreservedASCII)

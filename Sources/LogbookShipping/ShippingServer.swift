@@ -181,8 +181,9 @@ public struct ShippingServer: Sendable {
         guard let pageText = query.get("page_changes") else {
             // Unpaged, for followers from before pages.
             let logbook = logbook
+            // `snapshotChanges` gives them in sync order already.
             var response = try await stateResponse(
-                Self.offThePool { logbook.snapshotChanges() }, request)
+                Self.offThePool { logbook.snapshotChanges() }, request, sortingJSON: false)
             addPosition(covering: durable, epoch: source.epoch(before: durable), to: &response)
             return response
         }
@@ -191,15 +192,11 @@ public struct ShippingServer: Sendable {
         }
         let (source, after) = (source, query.get("after"))  // already percent-decoded
         let changesMax = min(pageChanges, configuration.changesPerResponseMax)
-        let sorts = !StatePageResponse.asksForBatches(request)
         let page = try await Self.offThePool {
-            var page = source.statePage(after: after, changesMax: changesMax)
-            // crdt-lite clients get `getChangesSince`'s order; a Logbook receiver asking for
-            // batches merges them as they come, so its page skips the sort.
-            if sorts { page.changes.sort(by: ChangedState<String, String, Value>.isInSyncOrder) }
-            return page
+            source.statePage(after: after, changesMax: changesMax)
         }
-        var response = try await stateResponse(page.changes, request)
+        // The page comes unordered; crdt-lite clients get `getChangesSince`'s order.
+        var response = try await stateResponse(page.changes, request, sortingJSON: true)
         if let next = page.nextAfter {
             response.headers[.logbookSnapshotAfter] =
                 next.addingPercentEncoding(withAllowedCharacters: Self.unreservedASCII) ?? ""
@@ -246,11 +243,12 @@ public struct ShippingServer: Sendable {
         return response
     }
 
-    private func stateResponse(_ changes: [Change<String, String, Value>], _ request: Request)
-        async throws -> Response
-    {
+    private func stateResponse(
+        _ changes: [Change<String, String, Value>], _ request: Request, sortingJSON: Bool
+    ) async throws -> Response {
         try await StatePageResponse.response(
-            changes, request: request, changesMax: configuration.changesPerResponseMax)
+            changes, request: request, changesMax: configuration.changesPerResponseMax,
+            sortingJSON: sortingJSON)
     }
 
     private func jsonChanges(_ changes: [Change<String, String, Value>], _ request: Request) throws

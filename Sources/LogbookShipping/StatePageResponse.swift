@@ -13,13 +13,23 @@ package enum StatePageResponse {
         request.uri.queryParameters.get("format") == StatePageBatches.formatName
     }
 
-    /// The answer for `changes`; the caller adds the position headers.
+    /// The answer for `changes`; the caller adds the position headers. With
+    /// `sortingJSON`, a JSON answer puts them in `getChangesSince`'s order first, for
+    /// crdt-lite clients; shipped batches go as they come, since their receiver merges them
+    /// and merging gives the same state in any order.
     package static func response(
-        _ changes: [Change<String, String, Value>], request: Request, changesMax: Int
+        _ changes: [Change<String, String, Value>], request: Request, changesMax: Int,
+        sortingJSON: Bool
     ) async throws -> Response {
         guard asksForBatches(request) else {
+            // O(page log page): off the cooperative pool, as the batches' encoding is.
+            let ordered =
+                sortingJSON
+                ? try await ShippingServer.offThePool {
+                    changes.sorted(by: ChangedState<String, String, Value>.isInSyncOrder)
+                } : changes
             return try ChangeJSONMessages.response(
-                changes, request: request, changesMax: changesMax)
+                ordered, request: request, changesMax: changesMax)
         }
         // O(page) of encoding and compression: off the cooperative pool, as JSON's building is.
         let (bytes, batchCount) = try await ShippingServer.offThePool {

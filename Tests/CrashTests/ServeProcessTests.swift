@@ -56,6 +56,20 @@ import Testing
         return false
     }
 
+    /// A `logbook serve` of `directory`, alone, on a random port and answering; killed when
+    /// it does not come up. The caller kills it when done.
+    private func startedServe(_ executable: URL, _ directory: String) async throws
+        -> (process: Process, port: Int)
+    {
+        let port = Int.random(in: 20_000..<50_000)
+        let process = try serve(executable, directory, port: port, peers: [])
+        guard await isServing(port: port, process) else {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            throw ServeDidNotComeUp(port: port)
+        }
+        return (process, port)
+    }
+
     private func serve(_ executable: URL, _ directory: String, port: Int, peers: [Int]) throws
         -> Process
     {
@@ -218,6 +232,12 @@ import Testing
     }
 }
 
+/// A `logbook serve` that exited or did not answer within `isServing`'s bound.
+private struct ServeDidNotComeUp: Error, CustomStringConvertible {
+    let port: Int
+    var description: String { "logbook serve did not come up on port \(port)" }
+}
+
 /// What a child process printed, gathered by its pipe's handler.
 private final class PrintedLines: @unchecked Sendable {
     // @unchecked: guarded by `lock`.
@@ -246,11 +266,8 @@ extension ServeProcessTests {
             try? FileManager.default.removeItem(atPath: directory)
             try? FileManager.default.removeItem(atPath: directory + "-token")
         }
-        let port = Int.random(in: 20_000..<50_000)
-        let process = try serve(executable, directory, port: port, peers: [])
+        let (process, port) = try await startedServe(executable, directory)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        let ready = await isServing(port: port, process)
-        try #require(ready, "serve did not come up")
         let client = CRDT<String, String, Value>(nodeId: 100)
         let changes = (0..<200).flatMap {
             client.insertOrUpdate("entity/e\($0)", fields: [("name", .string("n\($0)"))])
@@ -288,11 +305,8 @@ extension ServeProcessTests {
                 try? FileManager.default.removeItem(atPath: directory + "-token")
             }
         }
-        let port = Int.random(in: 20_000..<50_000)
-        let occupant = try serve(executable, first, port: port, peers: [])
+        let (occupant, port) = try await startedServe(executable, first)
         defer { if occupant.isRunning { kill(occupant.processIdentifier, SIGKILL) } }
-        let ready = await isServing(port: port, occupant)
-        try #require(ready, "the first serve did not come up")
         try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: second + "-token"))
         let refused = try await LogbookExecutable.run(
             ["serve", second, "--port", "\(port)", "--token-file", second + "-token"])
@@ -322,10 +336,8 @@ extension ServeProcessTests {
                 try await LogbookExecutable.run(["init", directory, "--node", node]).status == 0)
             #expect(try await LogbookExecutable.run(["peers", peer, "add", node]).status == 0)
         }
-        let port = Int.random(in: 20_000..<50_000)
-        let process = try serve(executable, peer, port: port, peers: [])
+        let (process, port) = try await startedServe(executable, peer)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        try #require(await isServing(port: port, process), "serve did not come up")
         // Ten rounds over the same 20 records: a history of 200 changes, a state of 20.
         let client = CRDT<String, String, Value>(nodeId: 100)
         let changes = (0..<200).flatMap {

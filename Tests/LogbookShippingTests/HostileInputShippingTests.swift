@@ -223,10 +223,11 @@ import Testing
         ),
     ]
 
-    @Test(arguments: 0..<Self.inadmissible.count)
-    func aPeersLogWithAnInadmissibleChangeIsRefusedAndTheFollowerStaysWritable(case index: Int)
-        async throws
-    {
+    // Both doors a new follower pulls through: the peer's state pages and its log.
+    @Test(arguments: 0..<Self.inadmissible.count, [true, false])
+    func aPeersLogWithAnInadmissibleChangeIsRefusedAndTheFollowerStaysWritable(
+        case index: Int, fromState: Bool
+    ) async throws {
         let (hostile, reason) = Self.inadmissible[index]
         // A peer whose log holds a change no current writer admits (an old or hostile log).
         let peer = try TestNode(node: 2) { directory in
@@ -244,8 +245,10 @@ import Testing
         }
         try await peer.start()
         try await follower.start()
+        var puller = follower.puller(from: peer)
+        puller.options.bootstrapsFromState = fromState
         do {
-            _ = try await follower.puller(from: peer).catchUp()
+            _ = try await puller.catchUp()
             Issue.record("the hostile batch was merged")
         } catch {
             #expect("\(error)".contains(reason), "\(error)")
