@@ -3,39 +3,68 @@ import Foundation
 import Logbook
 import NIOCore
 
-/// One open streamed follow (`FollowFrame`): the response whose body brings frames, the
-/// bytes of a frame not yet whole, and the offset the next frame starts at.
+/// One open streamed follow (`FollowFrame`): a reader task that reads the response's body
+/// into frames, one ahead of the fetches that take them, and the offset the next frame
+/// taken starts at. A fetch's wait for a frame is bounded by the shared `DeadlineSweeper`
+/// rather than a timer and two tasks of its own: a follower pays two hand-offs per frame.
+/// Dropping the stream cancels its reader, which cancels the request.
 final class FollowStream: @unchecked Sendable {
     // @unchecked: one fetch at a time uses it — `FollowStreams` hands it out and takes it
     // back, and a fetch that fails or is cancelled drops it.
-    private var body: HTTPClientResponse.Body.AsyncIterator
-    private var pending = ByteBuffer()
+    private let mailbox = FollowFrameMailbox()
+    private let reader: Task<Void, Never>
     /// Where the next frame starts (the offset a fetch must ask from to read it).
     private(set) var position: UInt64
     /// The bytes asked for per frame (a fetch asking for another amount opens a new stream).
     let maxBytes: Int
 
-    init(_ response: HTTPClientResponse, position: UInt64, maxBytes: Int) {
-        body = response.body.makeAsyncIterator()
+    /// A stream of `response`'s frames, each refused when it announces a payload above
+    /// `payloadBytesMax`.
+    init(_ response: HTTPClientResponse, position: UInt64, maxBytes: Int, payloadBytesMax: Int) {
         self.position = position
         self.maxBytes = maxBytes
+        reader = Task { [mailbox, body = response.body] in
+            var frames = FrameReader(body: body.makeAsyncIterator())
+            while true {
+                do {
+                    let frame = try await frames.next(payloadBytesMax: payloadBytesMax)
+                    await mailbox.deliver(.success(frame), last: frame == nil)
+                    if frame == nil { return }
+                } catch {
+                    await mailbox.deliver(.failure(error), last: true)
+                    return
+                }
+            }
+        }
     }
+
+    deinit { reader.cancel() }
 
     /// The next frame, within `timeout`; nil when the peer ended the stream between frames.
     /// Throws when the stream was cut inside a frame, is not frames, announces a payload
-    /// above `payloadBytesMax`, or stays silent past `timeout` (the peer writes at least an
-    /// empty frame per long-poll wait, so silence means it is gone).
-    func next(payloadBytesMax: Int, within timeout: Duration, peer: String) async throws
-        -> FollowFrame?
-    {
-        let frame = try await withinDeadline(timeout, else: "\(peer): no frame within \(timeout)") {
-            try await self.read(payloadBytesMax: payloadBytesMax)
+    /// above the bound, or stays silent past `timeout` (the peer writes at least an empty
+    /// frame per long-poll wait, so silence means it is gone).
+    func next(within timeout: Duration, peer: String) async throws -> FollowFrame? {
+        let (mailbox, wait) = (mailbox, mailbox.nextWait())
+        let deadline = DeadlineSweeper.shared.register(deadline: .now + timeout) {
+            mailbox.fail(
+                wait: wait, ReplicationError(message: "\(peer): no frame within \(timeout)"))
         }
+        defer { DeadlineSweeper.shared.cancel(deadline) }
+        let frame = try await mailbox.take(wait: wait)
         if let frame, !frame.payload.isEmpty { position = frame.nextOffset }
         return frame
     }
+}
 
-    private func read(payloadBytesMax: Int) async throws -> FollowFrame? {
+/// Frames from a streamed follow's body: the bytes of a frame not yet whole are kept
+/// between reads.
+private struct FrameReader {
+    var body: HTTPClientResponse.Body.AsyncIterator
+    var pending = ByteBuffer()
+
+    /// The next frame; nil when the body ended between frames.
+    mutating func next(payloadBytesMax: Int) async throws -> FollowFrame? {
         while true {
             if let frame = try FollowFrame.take(from: &pending, payloadBytesMax: payloadBytesMax) {
                 pending.discardReadBytes()

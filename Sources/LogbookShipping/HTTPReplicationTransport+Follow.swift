@@ -13,8 +13,7 @@ extension HTTPReplicationTransport {
         let timeout = transferTimeout + wait
         let payloadBytesMax = maxBytes + batchBodySlack
         if let open = followStreams.take(at: offset, maxBytes: maxBytes),
-            let frame = try await open.next(
-                payloadBytesMax: payloadBytesMax, within: timeout, peer: peerName)
+            let frame = try await open.next(within: timeout, peer: peerName)
         {
             followStreams.keep(open)
             return .batches(frame.batches)
@@ -28,11 +27,9 @@ extension HTTPReplicationTransport {
             return try batchAnswer(response)
         case .stream(let response):
             followStreams.noteOpened()
-            let stream = FollowStream(response, position: offset, maxBytes: maxBytes)
-            guard
-                let frame = try await stream.next(
-                    payloadBytesMax: payloadBytesMax, within: timeout, peer: peerName)
-            else {
+            let stream = FollowStream(
+                response, position: offset, maxBytes: maxBytes, payloadBytesMax: payloadBytesMax)
+            guard let frame = try await stream.next(within: timeout, peer: peerName) else {
                 throw ReplicationError(
                     message: "\(peerName): the streamed follow ended before its first frame")
             }
