@@ -4,12 +4,13 @@ import Foundation
 /// to do then, and a sweeper checks every `interval` while any wait is registered, then
 /// stops. A thousand followers each waiting for their next frame so arm no thousand timers
 /// (each a task and a cancellation per frame); a wait ends at most `interval` late.
-final class DeadlineSweeper: @unchecked Sendable {
+package final class DeadlineSweeper: @unchecked Sendable {
     // @unchecked: the state is guarded by `lock` (NSLock, not Synchronization's Mutex,
     // which needs macOS 15 where the package supports macOS 14).
 
-    /// The sweeper the follow streams share: their deadlines are seconds long.
-    static let shared = DeadlineSweeper(interval: .milliseconds(100))
+    /// The sweeper for deadlines of a second or more (a follow stream's frame, a hub's
+    /// wait for its database), shared by the process.
+    package static let shared = DeadlineSweeper(interval: .milliseconds(100))
 
     /// How often waits that ran out are ended: the precision of every deadline.
     let interval: Duration
@@ -26,7 +27,7 @@ final class DeadlineSweeper: @unchecked Sendable {
     private var sweeping = false
     private var started = 0
 
-    init(interval: Duration) {
+    package init(interval: Duration) {
         self.interval = interval
     }
 
@@ -37,7 +38,7 @@ final class DeadlineSweeper: @unchecked Sendable {
 
     /// Runs `expire` once `deadline` has passed, unless `cancel` is called first with the
     /// identifier returned. `expire` runs on the sweeper's task, outside any lock.
-    func register(
+    package func register(
         deadline: ContinuousClock.Instant, expire: @escaping @Sendable () -> Void
     ) -> UInt64 {
         let (id, startsSweeper) = lock.withLock {
@@ -52,7 +53,7 @@ final class DeadlineSweeper: @unchecked Sendable {
     }
 
     /// Forgets the wait `id` (it ended before its deadline); nothing when it already expired.
-    func cancel(_ id: UInt64) {
+    package func cancel(_ id: UInt64) {
         _ = lock.withLock { waits.removeValue(forKey: id) }
     }
 
