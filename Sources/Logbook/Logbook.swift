@@ -15,7 +15,7 @@ import LogbookStorage
 public final class Logbook: @unchecked Sendable {
     // @unchecked: crdt, log and the bookkeeping below are guarded by `lock`; the committer
     // is thread-safe and immutable after init.
-    private let lock = NSLock()
+    private let lock = AdaptiveLock()
     let crdt: CRDT<String, String, Value>
     let log: Log
     private var committer: GroupCommitter?
