@@ -54,7 +54,7 @@ let package = Package(
         ),
         .target(name: "CCRC32C"),
         .target(name: "CMemoryHints"),
-        .target(name: "LogbookCRDT", swiftSettings: strictSettings),
+        .target(name: "LogbookCRDT", dependencies: ["CMemoryHints"], swiftSettings: strictSettings),
         .target(
             name: "LogbookStorage",
             dependencies: [

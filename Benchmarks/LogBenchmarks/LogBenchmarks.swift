@@ -88,6 +88,24 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The same changes merged in memory, no log: the crdt-lite-compatible CRDT, then the
+    // state specialized for the engine. In chunks of 10,000, cut outside the timing.
+    let mergeChunks = stride(from: 0, to: workload.changes.count, by: 10_000).map { start in
+        Array(workload.changes[start..<min(start + 10_000, workload.changes.count)])
+    }
+    Benchmark("merge-in-memory-CRDT-\(workload.changes.count)-changes") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let replica = CRDT<String, String, Value>(nodeId: 1)
+            for chunk in mergeChunks { blackHole(replica.mergeChanges(chunk).count) }
+        }
+    }
+    Benchmark("merge-in-memory-ReplicaState-\(workload.changes.count)-changes") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let replica = ReplicaState(nodeId: 1)
+            for chunk in mergeChunks { blackHole(replica.merge(chunk).count) }
+        }
+    }
+
     Benchmark("replay-open-into-CRDT-\(workload.changes.count)-changes") { benchmark in
         let directory = try workload.writtenLog()
         var options = LogbookOptions()

@@ -17,9 +17,10 @@ extension Logbook {
         locked { crdt.isTombstoned(recordId) }
     }
 
-    /// Every live record (a copy-on-write snapshot).
+    /// Every live record. O(records): the state is copied under the lock in O(1) (shared
+    /// copy-on-write) and the dictionary built outside it.
     public func records() -> [String: Record<String, Value>] {
-        locked { crdt.getData() }
+        locked { crdt.copy() }.getData()
     }
 
     /// Tombstones held.

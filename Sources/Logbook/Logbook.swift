@@ -3,7 +3,8 @@ import Foundation
 import LogbookCRDT
 import LogbookStorage
 
-/// A durable replica: a `CRDT<String, String, Value>` whose every accepted mutation (local
+/// A durable replica: crdt-lite's CRDT, held as a `ReplicaState` (the same semantics as
+/// `CRDT<String, String, Value>`, stored for speed), whose every accepted mutation (local
 /// write or accepted remote change) is appended to a log before it is acknowledged.
 ///
 /// Opening replays the log and rebuilds the identical CRDT state: data, column versions,
@@ -16,7 +17,7 @@ public final class Logbook: @unchecked Sendable {
     // @unchecked: crdt, log and the bookkeeping below are guarded by `lock`; the committer
     // is thread-safe and immutable after init.
     private let lock = AdaptiveLock()
-    let crdt: CRDT<String, String, Value>
+    let crdt: ReplicaState
     let log: Log
     private var committer: GroupCommitter?
     private var loggedClock: UInt64
@@ -56,7 +57,7 @@ public final class Logbook: @unchecked Sendable {
 
     private init(
         directory: String, nodeId: NodeId, options: LogbookOptions,
-        crdt: CRDT<String, String, Value>, log: Log, statistics: ReplayStatistics,
+        crdt: ReplicaState, log: Log, statistics: ReplayStatistics,
         checkpointStatus: [String: ViewCheckpointStatus], collection: TombstoneCollectionState,
         snapshotLoad: SnapshotLoad
     ) {
@@ -113,7 +114,7 @@ public final class Logbook: @unchecked Sendable {
                 directory: directory, nodeId: resolvedNode, log: log, readOnly: options.readOnly,
                 fileSystem: fileSystem)
             : (nil, SnapshotLoad())
-        let crdt = loaded ?? CRDT<String, String, Value>(nodeId: resolvedNode)
+        let crdt = loaded ?? ReplicaState(nodeId: resolvedNode)
         let names = options.views.map(\.name)
         guard Set(names).count == names.count else {
             throw LogbookError(
@@ -277,7 +278,7 @@ public final class Logbook: @unchecked Sendable {
     /// `operation` may throw before it changes the CRDT (an admission check); it must not
     /// throw after.
     private func write(
-        _ operation: (CRDT<String, String, Value>) throws(LogbookError) -> [Change<
+        _ operation: (ReplicaState) throws(LogbookError) -> [Change<
             String, String, Value
         >]
     ) async throws(LogbookError) -> [Change<String, String, Value>] {
@@ -286,7 +287,7 @@ public final class Logbook: @unchecked Sendable {
 
     /// `write`, with the offsets of the records it appended.
     private func logged(
-        _ operation: (CRDT<String, String, Value>) throws(LogbookError) -> [Change<
+        _ operation: (ReplicaState) throws(LogbookError) -> [Change<
             String, String, Value
         >]
     ) async throws(LogbookError) -> MergedChanges {

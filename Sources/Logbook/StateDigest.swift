@@ -27,13 +27,14 @@ public struct StateDigest: Hashable, Sendable, CustomStringConvertible {
         self.low = low
     }
 
-    /// The digest of a CRDT's state.
-    public init(of crdt: CRDT<String, String, Value>) {
+    /// The digest of a replica's state (a `CRDT` or the engine's `ReplicaState`).
+    public init(of replica: some ReplicaContents) {
         var hasher = StableHasher()
         var scratch: [UInt8] = []
-        let data = crdt.getData()
-        for recordId in data.keys.sorted() {
-            guard let record = data[recordId] else { continue }
+        var records: [(id: String, record: Record<String, Value>)] = []
+        replica.forEachRecord { records.append(($0, $1)) }
+        records.sort { $0.id < $1.id }
+        for (recordId, record) in records {
             scratch.removeAll(keepingCapacity: true)
             scratch.append(0x52)  // 'R'
             ValueCodec.appendString(recordId, to: &scratch)
@@ -53,7 +54,9 @@ public struct StateDigest: Hashable, Sendable, CustomStringConvertible {
             }
             hasher.combine(scratch)
         }
-        for recordId in crdt.getTombstones().keys.sorted() {
+        var tombstoned: [String] = []
+        replica.forEachTombstone { recordId, _ in tombstoned.append(recordId) }
+        for recordId in tombstoned.sorted() {
             scratch.removeAll(keepingCapacity: true)
             scratch.append(0x54)  // 'T'
             ValueCodec.appendString(recordId, to: &scratch)

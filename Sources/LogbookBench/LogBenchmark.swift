@@ -100,21 +100,43 @@ struct LogBenchmark {
                 system: "Logbook", name: "append .buffered, merge 10k changes/call",
                 changesPerSecond: Double(merged) / bulkSeconds,
                 peakMegabytes: bulkPeak, note: "changes made by another replica"))
-        progress("in-memory CRDT merge")
-        let (memorySeconds, memoryPeak) = await measure(runs: runs) {
-            let replica = CRDT<String, String, Value>(nodeId: 1)
+        progress("in-memory merge: CRDT, then the specialized state")
+        figures.append(
+            await inMemoryMergeFigure(
+                bulk, name: "reference: in-memory CRDT merge, no log", note: "the CRDT alone"
+            ) {
+                let replica = CRDT<String, String, Value>(nodeId: 1)
+                return { replica.mergeChanges($0).count }
+            })
+        figures.append(
+            await inMemoryMergeFigure(
+                bulk, name: "in-memory merge, specialized state, no log",
+                note: "ReplicaState.merge: accepted as positions, not copies"
+            ) {
+                let replica = ReplicaState(nodeId: 1)
+                return { replica.merge($0).count }
+            })
+        return figures
+    }
+
+    /// Merges `bulk` in chunks of 10,000 (cut before the clock starts) into the replica
+    /// `makeReplica` makes (untimed) through the merge call it returns.
+    private func inMemoryMergeFigure(
+        _ bulk: [Change<String, String, Value>], name: String, note: String,
+        makeReplica: () -> (([Change<String, String, Value>]) -> Int)
+    ) async -> BenchFigure {
+        let chunks = stride(from: 0, to: bulk.count, by: 10_000).map { start in
+            Array(bulk[start..<min(start + 10_000, bulk.count)])
+        }
+        let (seconds, peak) = await measure(runs: runs) {
+            let merge = makeReplica()
             let started = ContinuousClock.now
-            for chunk in stride(from: 0, to: bulk.count, by: 10_000) {
-                replica.mergeChanges(Array(bulk[chunk..<min(chunk + 10_000, bulk.count)]))
-            }
+            for chunk in chunks { _ = merge(chunk) }
             return (ContinuousClock.now - started).seconds
         }
-        figures.append(
-            BenchFigure(
-                system: "Logbook", name: "reference: in-memory CRDT merge, no log",
-                changesPerSecond: Double(bulk.count) / memorySeconds,
-                peakMegabytes: memoryPeak, note: "the CRDT alone"))
-        return figures
+        return BenchFigure(
+            system: "Logbook", name: name, changesPerSecond: Double(bulk.count) / seconds,
+            peakMegabytes: peak, note: note)
     }
 
     private func readFigures(written: Int) async throws -> [BenchFigure] {

@@ -90,17 +90,46 @@ public struct Record<C: Hashable & Codable & Sendable, V: Hashable & Codable & S
         if let position = slot(of: column) {
             slots[position].version = version
             slots[position].value = value
+            widenBounds(to: version.localDbVersion)
         } else {
-            slots.append(Slot(column: column, version: version, value: value))
-            if index != nil {
-                index?[column] = slots.count - 1
-            } else if slots.count > Self.indexThreshold {
-                index = Dictionary(
-                    uniqueKeysWithValues: slots.indices.map { (slots[$0].column, $0) })
-            }
+            append(column, version: version, value: value)
         }
-        lowestLocalDbVersion = min(lowestLocalDbVersion, version.localDbVersion)
-        highestLocalDbVersion = max(highestLocalDbVersion, version.localDbVersion)
+    }
+
+    /// A merge's write: sets the column unless it already has a version `DefaultMergeRule`
+    /// keeps over `version`. Finds the column once. Returns whether it wrote.
+    @inlinable mutating func writeIfPreferred(
+        _ column: C, version: ColumnVersion, value: V?
+    ) -> Bool {
+        guard let position = slot(of: column) else {
+            append(column, version: version, value: value)
+            return true
+        }
+        let local = slots[position].version
+        let preferred = DefaultMergeRule().shouldAccept(
+            localCol: local.colVersion, localDb: local.dbVersion, localNode: local.nodeId,
+            remoteCol: version.colVersion, remoteDb: version.dbVersion, remoteNode: version.nodeId)
+        guard preferred else { return false }
+        slots[position].version = version
+        slots[position].value = value
+        widenBounds(to: version.localDbVersion)
+        return true
+    }
+
+    /// Adds a column the record does not have yet.
+    @inlinable mutating func append(_ column: C, version: ColumnVersion, value: V?) {
+        slots.append(Slot(column: column, version: version, value: value))
+        if index != nil {
+            index?[column] = slots.count - 1
+        } else if slots.count > Self.indexThreshold {
+            index = Dictionary(uniqueKeysWithValues: slots.indices.map { (slots[$0].column, $0) })
+        }
+        widenBounds(to: version.localDbVersion)
+    }
+
+    @inlinable mutating func widenBounds(to localDbVersion: UInt64) {
+        lowestLocalDbVersion = min(lowestLocalDbVersion, localDbVersion)
+        highestLocalDbVersion = max(highestLocalDbVersion, localDbVersion)
     }
 
     /// A local write: the column's version goes up by one and takes the local clock's

@@ -53,17 +53,8 @@ import Testing
         let source = nodes[Int.random(in: 0..<nodes.count, using: &random)]
         let target = nodes[Int.random(in: 0..<nodes.count, using: &random)]
         guard source !== target else { return }
-        var shipped: [TestChange]
-        if random.chance(0.5), !source.accepted.isEmpty {
-            let start = Int.random(in: 0..<source.accepted.count, using: &random)
-            let end = Int.random(in: start...source.accepted.count, using: &random)
-            shipped = Array(source.accepted[start..<end])
-            shipped.shuffle(using: &random)
-        } else {
-            let since = UInt64.random(
-                in: 0...source.replica.getClock().currentTime(), using: &random)
-            shipped = source.replica.getChangesSince(since)
-        }
+        let shipped = randomShipment(
+            history: source.accepted, replica: source.replica, &random)
         target.accepted += target.replica.mergeChanges(shipped)
     }
 
@@ -91,9 +82,9 @@ import Testing
     func replicasConvergeAfterFullExchange(seed: UInt64) {
         let (nodes, _) = randomRun(seed: seed)
         fullExchange(nodes)
-        let first = ReplicaState(nodes[0].replica)
+        let first = ReplicaSummary(nodes[0].replica)
         for node in nodes.dropFirst() {
-            #expect(ReplicaState(node.replica) == first, "seed=\(seed)")
+            #expect(ReplicaSummary(node.replica) == first, "seed=\(seed)")
         }
         for node in nodes { node.replica.checkInvariants() }
     }
@@ -103,14 +94,14 @@ import Testing
         let (nodes, _) = randomRun(seed: seed)
         fullExchange(nodes)
         for target in nodes {
-            let before = ReplicaState(target.replica)
+            let before = ReplicaSummary(target.replica)
             for source in nodes {
                 #expect(target.replica.mergeChanges(source.accepted).isEmpty, "seed=\(seed)")
                 #expect(
                     target.replica.mergeChanges(source.replica.getChangesSince(0)).isEmpty,
                     "seed=\(seed)")
             }
-            #expect(ReplicaState(target.replica) == before, "seed=\(seed)")
+            #expect(ReplicaSummary(target.replica) == before, "seed=\(seed)")
         }
     }
 
@@ -121,18 +112,18 @@ import Testing
         let originated = nodes.flatMap { node in
             node.accepted.filter { $0.nodeId == node.replica.getNodeId() }
         }
-        var states: [ReplicaState] = []
+        var states: [ReplicaSummary] = []
         for attempt in 0..<3 {
             var order = originated
             if attempt > 0 { order.shuffle(using: &random) }
             let fresh = TestCRDT(nodeId: 100)
             fresh.mergeChanges(order)
-            states.append(ReplicaState(fresh))
+            states.append(ReplicaSummary(fresh))
         }
         #expect(states[1] == states[0], "seed=\(seed)")
         #expect(states[2] == states[0], "seed=\(seed)")
         fullExchange(nodes)
-        #expect(ReplicaState(nodes[0].replica) == states[0], "seed=\(seed)")
+        #expect(ReplicaSummary(nodes[0].replica) == states[0], "seed=\(seed)")
     }
 
     @Test(arguments: seeds)
@@ -140,7 +131,7 @@ import Testing
         let (nodes, _) = randomRun(seed: seed)
         for node in nodes {
             let rebuilt = TestCRDT(nodeId: node.replica.getNodeId(), changes: node.accepted)
-            #expect(ReplicaState(rebuilt) == ReplicaState(node.replica), "seed=\(seed)")
+            #expect(ReplicaSummary(rebuilt) == ReplicaSummary(node.replica), "seed=\(seed)")
             #expect(rebuilt.getChangesSince(0) == node.replica.getChangesSince(0), "seed=\(seed)")
         }
     }

@@ -1,4 +1,5 @@
 import LogbookCRDT
+import LogbookTesting
 
 typealias TestCRDT = CRDT<String, String, Value>
 typealias TestChange = Change<String, String, Value>
@@ -17,7 +18,7 @@ func change(
 /// local stamp, which is per replica) and which records are tombstoned. Tombstone versions
 /// may differ: with crdt-lite's rules the first deletion a replica accepts is the one it
 /// keeps, so two concurrent deletions leave different (but equally final) tombstones.
-struct ReplicaState: Equatable, CustomStringConvertible {
+struct ReplicaSummary: Equatable, CustomStringConvertible {
     var fields: [String: [String: Value]]
     var versions: [String: [String: [UInt64]]]
     var tombstones: Set<String>
@@ -31,4 +32,20 @@ struct ReplicaState: Equatable, CustomStringConvertible {
     }
 
     var description: String { "fields=\(fields) tombstones=\(tombstones.sorted())" }
+}
+
+/// What a random partial sync ships from a replica: a shuffled slice of its accepted
+/// history, or the state-based `getChangesSince` of a random version.
+func randomShipment(
+    history: [TestChange], replica: TestCRDT, _ random: inout SeededGenerator
+) -> [TestChange] {
+    if random.chance(0.5), !history.isEmpty {
+        let start = Int.random(in: 0..<history.count, using: &random)
+        let end = Int.random(in: start...history.count, using: &random)
+        var shipped = Array(history[start..<end])
+        shipped.shuffle(using: &random)
+        return shipped
+    }
+    let since = UInt64.random(in: 0...replica.getClock().currentTime(), using: &random)
+    return replica.getChangesSince(since)
 }

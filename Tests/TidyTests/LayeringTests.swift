@@ -10,7 +10,7 @@ import Testing
     /// What each target may import. Platform modules (Glibc, Darwin) are allowed where a
     /// target talks to the operating system; see docs/ARCHITECTURE.md.
     static let allowedImports: [String: Set<String>] = [
-        "LogbookCRDT": ["Foundation"],
+        "LogbookCRDT": ["Foundation", "CMemoryHints"],
         // CoreMetrics is swift-metrics' API alone: figures go nowhere until a program
         // bootstraps a backend.
         "LogbookStorage": ["Foundation", "CLZ4", "CCRC32C", "Glibc", "Darwin", "CoreMetrics"],

@@ -1,3 +1,5 @@
+import LogbookCRDT
+
 /// Dense numbers for byte strings (record ids, column names): the first string seen gets 0,
 /// the next new one 1, and so on. Compaction's pass 1 numbers every record and column so
 /// that a (record, column) key packs exactly into one 64-bit word of its winner table, and

@@ -24,7 +24,7 @@ enum Replayer {
     /// offsets from their `start` on (likewise, for checkpoints); the caller resets or
     /// restores them. Only batches some of them need are read.
     static func replay(
-        _ log: Log, into crdt: CRDT<String, String, Value>, from stateStart: UInt64 = 0,
+        _ log: Log, into crdt: ReplicaState, from stateStart: UInt64 = 0,
         views: [(view: any MaterializedView, start: UInt64)] = [],
         progress: (@Sendable (Int64, Int64) -> Void)?
     ) throws(LogbookError) -> ReplayStatistics {
@@ -48,7 +48,7 @@ enum Replayer {
                         crdt.restore(changes)
                     } else if header.nextOffset > stateStart {
                         crdt.restore(
-                            zip(changes, offsets).lazy.filter { $0.1 >= stateStart }.map(\.0))
+                            zip(changes, offsets).filter { $0.1 >= stateStart }.map(\.0))
                     }
                     for (view, start) in views where start < header.nextOffset {
                         for (change, offset) in zip(changes, offsets) where offset >= start {

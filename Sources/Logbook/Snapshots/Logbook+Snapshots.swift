@@ -41,7 +41,7 @@ extension Logbook {
         let started = ContinuousClock.now
         defer { metrics.snapshotDuration.record(since: started) }
         let (state, offset, epochId, lastOffset) = try locked {
-            () throws(LogbookError) -> (CRDT<String, String, Value>, UInt64, UInt64, UInt64?) in
+            () throws(LogbookError) -> (ReplicaState, UInt64, UInt64, UInt64?) in
             if let failure { throw failure }
             guard snapshots.suspended == 0 else {
                 throw LogbookError(

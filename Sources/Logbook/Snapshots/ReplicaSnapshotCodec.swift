@@ -1,15 +1,15 @@
 import LogbookCRDT
 import LogbookStorage
 
-/// Writes a replica's state as a snapshot file's bytes, and reads them back into a CRDT that
-/// proves itself (`ReplicaSnapshotFile` has the layout).
+/// Writes a replica's state as a snapshot file's bytes, and reads them back into a replica
+/// state that proves itself (`ReplicaSnapshotFile` has the layout).
 enum ReplicaSnapshotCodec {
     /// Raw bytes gathered before a batch is compressed and framed.
     static let batchRawTarget = 1 << 20
 
-    /// The whole file for `crdt`'s state, covering the log below `offset`.
+    /// The whole file for `replica`'s state, covering the log below `offset`.
     static func encode(
-        _ crdt: CRDT<String, String, Value>, offset: UInt64, epochId: UInt64
+        _ replica: some ReplicaContents, offset: UInt64, epochId: UInt64
     ) -> (bytes: [UInt8], header: ReplicaSnapshotFile) {
         var body: [UInt8] = []
         var batch = BatchEncoder()
@@ -23,7 +23,7 @@ enum ReplicaSnapshotCodec {
             previousCRC = header.batchCRC
             batch.reset()
         }
-        ReplicaStateEntries.forEach(crdt, sorted: true) { record, version in
+        ReplicaStateEntries.forEach(replica, sorted: true) { record, version in
             if batch.rawSize >= batchRawTarget || !batch.canAppend(byteCount: record.count) {
                 flush()
             }
@@ -33,18 +33,19 @@ enum ReplicaSnapshotCodec {
         }
         flush()
         let header = ReplicaSnapshotFile(
-            nodeId: crdt.getNodeId(), offset: offset, epochId: epochId,
-            clock: crdt.getClock().currentTime(), digest: StateDigest(of: crdt), check: check,
+            nodeId: replica.getNodeId(), offset: offset, epochId: epochId,
+            clock: replica.getClock().currentTime(), digest: StateDigest(of: replica),
+            check: check,
             entryCount: count, bodyLength: UInt64(body.count), lastBatchCRC: previousCRC)
         return (header.encodedHeader() + body, header)
     }
 
-    /// Reads a whole file into a new CRDT for `nodeId`; says why when the bytes do not prove
+    /// Reads a whole file into a new replica state for `nodeId`; says why when the bytes do not prove
     /// themselves: header, batch framing and checksums, entry count, every change record,
     /// the clock, and the restored state's check (its order-independent digest) against the
     /// header's.
     static func decode(_ bytes: [UInt8], nodeId: NodeId) -> Result<
-        (ReplicaSnapshotFile, CRDT<String, String, Value>), CheckpointRejection
+        (ReplicaSnapshotFile, ReplicaState), CheckpointRejection
     > {
         bytes.withUnsafeBytes { buffer in
             let header: ReplicaSnapshotFile
@@ -60,7 +61,7 @@ enum ReplicaSnapshotCodec {
                 return .failure(
                     .init("body of \(body.count) bytes, header says \(header.bodyLength)"))
             }
-            let crdt = CRDT<String, String, Value>(nodeId: nodeId)
+            let crdt = ReplicaState(nodeId: nodeId)
             if let reason = restoreBody(body, header: header, into: crdt) {
                 return .failure(.init(reason))
             }
@@ -85,14 +86,14 @@ enum ReplicaSnapshotCodec {
     /// Unpacking and decoding run on a thread of their own for bodies over 1 MiB.
     private static func restoreBody(
         _ body: UnsafeRawBufferPointer, header: ReplicaSnapshotFile,
-        into crdt: CRDT<String, String, Value>
+        into crdt: ReplicaState
     ) -> String? {
         do {
             try PipelinedStages.run(
                 inline: body.count < 1 << 20,
                 produce: { emit in try decodeBatches(body, header: header, emit) },
                 consume: { (changes: [Change<String, String, Value>]) in
-                    crdt.restoreGrouped(changes)
+                    crdt.restore(changes)
                 })
         } catch let rejection as CheckpointRejection {
             return rejection.reason

@@ -13,7 +13,7 @@ enum ReplicaStateEntries {
     /// id, each record's columns in the order it holds them, so one state always gives the
     /// same bytes; otherwise in dictionary order (no sort, for the check).
     static func forEach(
-        _ crdt: CRDT<String, String, Value>, sorted: Bool,
+        _ replica: some ReplicaContents, sorted: Bool,
         _ body: (_ record: [UInt8], _ version: UInt64) -> Void
     ) {
         var bytes: [UInt8] = []
@@ -37,27 +37,29 @@ enum ReplicaStateEntries {
             ChangeRecordCodec.encode(.change(deletion), into: &bytes)
             body(bytes, tombstone.localDbVersion)
         }
-        let data = crdt.getData()
-        let tombstones = crdt.getTombstones()
         if sorted {
-            for recordId in data.keys.sorted() { data[recordId].map { emit(recordId, $0) } }
-            for recordId in tombstones.keys.sorted() {
-                tombstones[recordId].map { emit(recordId, $0) }
-            }
-        } else {
-            // Straight over the dictionaries: no key array, no second lookup per id.
-            for (recordId, record) in data { emit(recordId, record) }
+            var records: [(id: String, record: Record<String, Value>)] = []
+            replica.forEachRecord { records.append(($0, $1)) }
+            records.sort { $0.id < $1.id }
+            for (recordId, record) in records { emit(recordId, record) }
+            var tombstones: [(id: String, tombstone: TombstoneInfo)] = []
+            replica.forEachTombstone { tombstones.append(($0, $1)) }
+            tombstones.sort { $0.id < $1.id }
             for (recordId, tombstone) in tombstones { emit(recordId, tombstone) }
+        } else {
+            // Straight over the state: no array of ids, no second lookup per id.
+            replica.forEachRecord { emit($0, $1) }
+            replica.forEachTombstone { emit($0, $1) }
         }
     }
 
     /// The order-independent check of a state: the wrapping sum of every entry's 128-bit
     /// hash, and the entry count. Unlike `StateDigest` it covers local versions and
     /// tombstone versions too, and needs no sort.
-    static func check(of crdt: CRDT<String, String, Value>) -> (check: StateDigest, count: UInt64) {
+    static func check(of replica: some ReplicaContents) -> (check: StateDigest, count: UInt64) {
         var sum = StateDigest(high: 0, low: 0)
         var count: UInt64 = 0
-        forEach(crdt, sorted: false) { record, _ in
+        forEach(replica, sorted: false) { record, _ in
             sum.add(hashing: record)
             count += 1
         }

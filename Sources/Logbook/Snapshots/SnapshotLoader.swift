@@ -10,7 +10,7 @@ enum SnapshotLoader {
     /// The loaded state (nil when none proved itself) and what happened.
     static func load(
         directory: String, nodeId: NodeId, log: Log, readOnly: Bool, fileSystem: any FileSystem
-    ) -> (CRDT<String, String, Value>?, SnapshotLoad) {
+    ) -> (ReplicaState?, SnapshotLoad) {
         var load = SnapshotLoad()
         let started = ContinuousClock.now
         for file in Logbook.snapshotFiles(directory: directory, fileSystem: fileSystem) {
@@ -33,7 +33,7 @@ enum SnapshotLoader {
     /// Reads one snapshot; its header is checked against the log before the body is read.
     private static func read(
         _ path: String, nodeId: NodeId, log: Log, fileSystem: any FileSystem
-    ) -> Result<(ReplicaSnapshotFile, CRDT<String, String, Value>), CheckpointRejection> {
+    ) -> Result<(ReplicaSnapshotFile, ReplicaState), CheckpointRejection> {
         do {
             let file = try fileSystem.open(path, mode: .read)
             defer { try? file.close() }

@@ -1,23 +1,24 @@
-/// A fast seeded 64-bit hash of byte strings, for compaction's pass 1, which hashes every
-/// record's id and column (Swift's `Hasher` is SipHash, several times slower on short keys).
+/// A fast seeded 64-bit hash of byte strings, for the hot paths that hash every record id:
+/// `ReplicaState`'s id table and compaction's pass 1 (Swift's `Hasher` is SipHash, several
+/// times slower on short keys).
 /// Eight bytes at a time, multiply-xorshift mixing and a murmur3 finalizer; the seed is
 /// random per process, so nothing hashed here is stable or leaves memory.
-struct KeyHash {
-    let seed: UInt64
+package struct KeyHash: Sendable {
+    package let seed: UInt64
 
     /// A hash with a random seed.
-    init() {
+    package init() {
         var generator = SystemRandomNumberGenerator()
         seed = generator.next()
     }
 
     /// A hash with `seed` (tests).
-    init(seed: UInt64) { self.seed = seed }
+    package init(seed: UInt64) { self.seed = seed }
 
     /// The hash of `bytes`, starting from `start` (chain two strings by passing the first's
     /// hash); the length is mixed in, so ("ab", "c") and ("a", "bc") differ.
-    @inline(__always)
-    func hash(_ bytes: UnsafeRawBufferPointer, from start: UInt64 = 0) -> UInt64 {
+    @inlinable @inline(__always)
+    package func hash(_ bytes: UnsafeRawBufferPointer, from start: UInt64 = 0) -> UInt64 {
         var state = (seed ^ start) &+ UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15
         var position = 0
         while position + 8 <= bytes.count {
@@ -43,8 +44,8 @@ struct KeyHash {
     /// instead of byte by byte: the last eight bytes when the string has them (overlapping
     /// bytes already mixed is harmless, the length is mixed in), else two overlapping
     /// four-byte loads, else three single bytes.
-    @inline(__always)
-    private static func tail(_ bytes: UnsafeRawBufferPointer, from position: Int) -> UInt64 {
+    @inlinable @inline(__always)
+    static func tail(_ bytes: UnsafeRawBufferPointer, from position: Int) -> UInt64 {
         let count = bytes.count
         if count >= 8 {
             return bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)

@@ -1,0 +1,59 @@
+extension ReplicaState {
+    /// Sets fields of a record, creating it if needed; one change per field. Exactly
+    /// `CRDT.insertOrUpdateWithFlags(_:flags:fields:)`: the clock ticks once, even for a
+    /// tombstoned record (which is left alone, returning `[]`); each column's version goes up
+    /// by one per write.
+    @discardableResult
+    public func insertOrUpdate(
+        _ recordId: String, flags: UInt32 = 0, fields: [(String, Value)]
+    ) -> [Change<String, String, Value>] {
+        let dbVersion = storage.clock.tick()
+        let number = storage.numberCreatingEntry(for: recordId, hash: storage.hash(recordId))
+        if storage.entries[number].status == .tombstoned { return [] }
+        storage.makeLive(number)
+        var changes: [Change<String, String, Value>] = []
+        changes.reserveCapacity(fields.count)
+        for (column, value) in fields {
+            let colVersion = storage.entries[number].record.writeLocally(
+                column, value: value, dbVersion: dbVersion, nodeId: nodeId)
+            changes.append(
+                Change(
+                    recordId: recordId, colName: column, value: value, colVersion: colVersion,
+                    dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags))
+        }
+        return changes
+    }
+
+    /// Deletes a record, leaving a tombstone; nil, without a tick, when it is already
+    /// tombstoned. An id never written may be deleted (it is tombstoned).
+    @discardableResult
+    public func deleteRecord(_ recordId: String, flags: UInt32 = 0) -> Change<
+        String, String, Value
+    >? {
+        let number = storage.numberCreatingEntry(for: recordId, hash: storage.hash(recordId))
+        if storage.entries[number].status == .tombstoned { return nil }
+        let dbVersion = storage.clock.tick()
+        storage.tombstone(
+            number, TombstoneInfo(dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion))
+        return Change(
+            recordId: recordId, colName: nil, value: nil, colVersion: tombstoneColumnVersion,
+            dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags)
+    }
+
+    /// Deletes one field, keeping its column version so stale writes lose; nil, without a
+    /// tick, when the record is not live or the field is absent or already deleted.
+    @discardableResult
+    public func deleteField(_ recordId: String, fieldName: String, flags: UInt32 = 0)
+        -> Change<String, String, Value>?
+    {
+        guard let number = storage.number(of: recordId), storage.entries[number].status == .live,
+            storage.entries[number].record.field(fieldName) != nil
+        else { return nil }
+        let dbVersion = storage.clock.tick()
+        let colVersion = storage.entries[number].record.writeLocally(
+            fieldName, value: nil, dbVersion: dbVersion, nodeId: nodeId)
+        return Change(
+            recordId: recordId, colName: fieldName, value: nil, colVersion: colVersion,
+            dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags)
+    }
+}

@@ -1,0 +1,125 @@
+import CMemoryHints
+
+extension ReplicaStorage {
+    /// Merges `changes` in order with `CRDT.mergeChanges(_:)`'s rules; see
+    /// `ReplicaState.merge(_:)`.
+    mutating func merge(_ changes: [Change<String, String, Value>]) -> AcceptedChanges {
+        var accepted = AcceptedChanges()
+        accepted.reserveCapacity(changes.count)
+        var clock = self.clock
+        forEachChange(of: changes) { storage, changes, position, number in
+            let localDbVersion = clock.update(changes[position].dbVersion)
+            if storage.apply(changes, position, to: number, localDbVersion: localDbVersion) {
+                accepted.append(position: position, localDbVersion: localDbVersion)
+            }
+        }
+        self.clock = clock
+        return accepted
+    }
+
+    /// Applies stored changes with their own local versions, then sets the clock to the
+    /// highest version seen; see `ReplicaState.restore(_:)`.
+    mutating func restore(_ changes: [Change<String, String, Value>]) {
+        var highestVersion = clock.currentTime()
+        forEachChange(of: changes) { storage, changes, position, number in
+            let localDbVersion = changes[position].localDbVersion
+            highestVersion = max(
+                highestVersion, LogicalClock.followed(changes[position].dbVersion), localDbVersion)
+            storage.apply(changes, position, to: number, localDbVersion: localDbVersion)
+        }
+        clock.setTime(highestVersion)
+    }
+
+    /// How far ahead of the change being applied the loop hashes an id and prefetches its
+    /// slot in the id table; the entry is prefetched at half that distance, the record's
+    /// columns at a quarter. Far enough for a cache miss to finish, near enough that what
+    /// was fetched is still cached.
+    static let prefetchDistance = 12
+
+    /// Calls `body` with each change's position and its record's number (created when new),
+    /// in order, while the id-table slots, entries and columns of the changes a few places
+    /// ahead are being loaded into the cache. Prefetching is only a hint: every lookup is
+    /// made again, in order, when its change's turn comes, so changes earlier in the batch
+    /// that create or delete records are seen.
+    @inline(__always)
+    mutating func forEachChange(
+        of changes: [Change<String, String, Value>],
+        _ body: (inout ReplicaStorage, UnsafeBufferPointer<Change<String, String, Value>>, Int, Int)
+            -> Void
+    ) {
+        let distance = Self.prefetchDistance
+        var hashes = (0..<16).map { _ in UInt64(0) }
+        changes.withUnsafeBufferPointer { changes in
+            for index in 0..<min(distance, changes.count) {
+                hashes[index & 15] = hash(changes[index].recordId)
+                table.prefetch(hashes[index & 15])
+            }
+            for index in changes.indices {
+                let ahead = index + distance
+                if ahead < changes.count {
+                    hashes[ahead & 15] = hash(changes[ahead].recordId)
+                    table.prefetch(hashes[ahead & 15])
+                }
+                if index + distance / 2 < changes.count {
+                    prefetchEntry(forHash: hashes[(index + distance / 2) & 15])
+                }
+                if index + distance / 4 < changes.count {
+                    prefetchColumns(forHash: hashes[(index + distance / 4) & 15])
+                }
+                let number = numberCreatingEntry(
+                    for: changes[index].recordId, hash: hashes[index & 15])
+                body(&self, changes, index, number)
+            }
+        }
+    }
+
+    @inline(__always)
+    private func prefetchEntry(forHash hash: UInt64) {
+        guard let number = table.likelyNumber(forHash: hash), number < entries.count else {
+            return
+        }
+        entries.withUnsafeBufferPointer { buffer in
+            if let base = buffer.baseAddress { logbook_prefetch_for_write(base + number) }
+        }
+    }
+
+    @inline(__always)
+    private func prefetchColumns(forHash hash: UInt64) {
+        guard let number = table.likelyNumber(forHash: hash), number < entries.count else {
+            return
+        }
+        entries[number].record.slots.withUnsafeBufferPointer { buffer in
+            if let base = buffer.baseAddress { logbook_prefetch_for_write(base) }
+        }
+    }
+
+    /// Applies `changes[position]` to the record numbered `number` if the merge rules accept
+    /// it, stamping `localDbVersion`; returns whether it was accepted. Never touches the
+    /// clock. Reads the change's fields in place: copying a whole `Change` costs more here
+    /// than the rest of the merge.
+    @inline(__always) @discardableResult
+    mutating func apply(
+        _ changes: UnsafeBufferPointer<Change<String, String, Value>>, _ position: Int,
+        to number: Int, localDbVersion: UInt64
+    ) -> Bool {
+        switch entries[number].status {
+        case .tombstoned:
+            return false
+        case .live, .absent:
+            guard let column = changes[position].colName else {
+                tombstone(
+                    number,
+                    TombstoneInfo(
+                        dbVersion: changes[position].dbVersion, nodeId: changes[position].nodeId,
+                        localDbVersion: localDbVersion))
+                return true
+            }
+            makeLive(number)
+            let version = ColumnVersion(
+                colVersion: changes[position].colVersion, dbVersion: changes[position].dbVersion,
+                nodeId: changes[position].nodeId, localDbVersion: localDbVersion)
+            return entries[number].record.writeIfPreferred(
+                column, version: version, value: changes[position].value)
+        }
+    }
+}
