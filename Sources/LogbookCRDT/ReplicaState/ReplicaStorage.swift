@@ -44,10 +44,11 @@ struct ReplicaStorage {
         return recordId.withUTF8 { keyHash.hash(UnsafeRawBufferPointer($0)) }
     }
 
-    /// The number of `recordId`, if it has one.
+    /// The number of `recordId` (whose hash is `hash`, computed when not given), if it has
+    /// one.
     @inline(__always)
-    func number(of recordId: String) -> Int? {
-        table.number(forHash: hash(recordId)) { entries[$0].id == recordId }
+    func number(of recordId: String, hash: UInt64? = nil) -> Int? {
+        table.number(forHash: hash ?? self.hash(recordId)) { entries[$0].id == recordId }
     }
 
     /// The number of `recordId` (whose hash is `hash`), given a new absent entry if needed.
@@ -84,7 +85,7 @@ struct ReplicaStorage {
     /// false when `recordId` has no tombstone.
     mutating func forgetTombstone(_ recordId: String) -> Bool {
         let hash = hash(recordId)
-        guard let number = table.number(forHash: hash, where: { entries[$0].id == recordId }),
+        guard let number = number(of: recordId, hash: hash),
             tombstones.removeValue(forKey: number) != nil
         else { return false }
         table.remove(number, forHash: hash)
