@@ -87,16 +87,17 @@ final class TestNode: @unchecked Sendable {
     }
 
     /// Sends a request with this node's token (or `token`) and returns status and body.
+    /// `timeout` bounds the whole exchange; the default suits small bodies on a busy machine.
     func send(
         _ path: String, method: HTTPMethod = .GET, body: String? = nil, token: String? = nil,
-        headers: [(String, String)] = []
+        headers: [(String, String)] = [], timeout: TimeAmount = .seconds(10)
     ) async throws -> (status: Int, body: String, headers: HTTPHeaders) {
         var request = HTTPClientRequest(url: url + path)
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(token ?? self.token)")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: 64 << 20)
         return (Int(response.status.code), String(buffer: bytes), response.headers)
     }
