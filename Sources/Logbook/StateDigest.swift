@@ -3,10 +3,14 @@ import LogbookCRDT
 /// A stable 128-bit hash of a replica's visible state and versions, for comparing replicas
 /// and a live replica with its replay.
 ///
-/// Covers, in sorted order: every live record's columns (deleted fields included) with
-/// value, colVersion, dbVersion and origin node; and the set of tombstoned ids. It leaves out
-/// what legitimately differs between converged replicas: local versions, the clock, and
-/// tombstone versions (the first deletion a replica accepted; see docs/crdt.md).
+/// The wrapping sum, per 64-bit half, of the `EntryHash` of one chunk per fact: each live
+/// record's id; each column of a live record (deleted fields included) with its value,
+/// colVersion, dbVersion and origin node; each tombstoned id. Being a sum, it needs no sort,
+/// and the engine's `ReplicaState` keeps it up to date as records change, so a digest costs
+/// only the records changed since the last one. It leaves out what legitimately differs
+/// between converged replicas: local versions, the clock, and tombstone versions (the first
+/// deletion a replica accepted; see docs/crdt.md). Replica snapshot format 1 recorded an
+/// earlier, sorted definition (docs/format/replica-snapshot.md).
 public struct StateDigest: Hashable, Sendable, CustomStringConvertible {
     /// The two 64-bit halves.
     public var high: UInt64
@@ -27,42 +31,73 @@ public struct StateDigest: Hashable, Sendable, CustomStringConvertible {
         self.low = low
     }
 
-    /// The digest of a replica's state (a `CRDT` or the engine's `ReplicaState`).
+    /// The digest of the engine's state: O(records changed since its last digest).
+    public init(of replica: ReplicaState) {
+        var terms = StateDigestTerms()
+        self.init(replica.digestSum(&terms))
+    }
+
+    /// The digest of a replica's state (a `CRDT` or the engine's `ReplicaState`); O(state)
+    /// for anything but a `ReplicaState`.
     public init(of replica: some ReplicaContents) {
-        var hasher = StableHasher()
-        var scratch: [UInt8] = []
-        var records: [(id: String, record: Record<String, Value>)] = []
-        replica.forEachRecord { records.append(($0, $1)) }
-        records.sort { $0.id < $1.id }
-        for (recordId, record) in records {
+        if let state = replica as? ReplicaState {
+            self.init(of: state)
+            return
+        }
+        var terms = StateDigestTerms()
+        var sum = DigestSum.zero
+        replica.forEachRecord { sum = sum + terms.live($0, $1) }
+        replica.forEachTombstone { recordId, _ in sum = sum + terms.tombstoned(recordId) }
+        self.init(sum)
+    }
+
+    private init(_ sum: DigestSum) {
+        self.init(high: sum.high, low: sum.low)
+    }
+}
+
+/// The chunks a `StateDigest` sums, each hashed with `EntryHash`.
+struct StateDigestTerms: EntryDigesting {
+    private var scratch: [UInt8] = []
+
+    mutating func live(_ recordId: String, _ record: Record<String, Value>) -> DigestSum {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(0x52)  // 'R'
+        ValueCodec.appendString(recordId, to: &scratch)
+        var sum = hashed()
+        record.forEachColumn { column, version, field in
             scratch.removeAll(keepingCapacity: true)
-            scratch.append(0x52)  // 'R'
+            scratch.append(0x43)  // 'C'
             ValueCodec.appendString(recordId, to: &scratch)
-            var columns: [(String, ColumnVersion, Value?)] = []
-            record.forEachColumn { columns.append(($0, $1, $2)) }
-            for (column, version, field) in columns.sorted(by: { $0.0 < $1.0 }) {
-                ValueCodec.appendString(column, to: &scratch)
-                for number in [version.colVersion, version.dbVersion, version.nodeId] {
-                    withUnsafeBytes(of: number.littleEndian) { scratch.append(contentsOf: $0) }
-                }
-                if let value = field {
-                    scratch.append(1)
-                    ValueCodec.append(value, to: &scratch)
-                } else {
-                    scratch.append(0)
-                }
+            ValueCodec.appendString(column, to: &scratch)
+            appendWord(version.colVersion)
+            appendWord(version.dbVersion)
+            appendWord(version.nodeId)
+            if let value = field {
+                scratch.append(1)
+                ValueCodec.append(value, to: &scratch)
+            } else {
+                scratch.append(0)
             }
-            hasher.combine(scratch)
+            sum = sum + hashed()
         }
-        var tombstoned: [String] = []
-        replica.forEachTombstone { recordId, _ in tombstoned.append(recordId) }
-        for recordId in tombstoned.sorted() {
-            scratch.removeAll(keepingCapacity: true)
-            scratch.append(0x54)  // 'T'
-            ValueCodec.appendString(recordId, to: &scratch)
-            hasher.combine(scratch)
-        }
-        (high, low) = hasher.finalize()
+        return sum
+    }
+
+    mutating func tombstoned(_ recordId: String) -> DigestSum {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(0x54)  // 'T'
+        ValueCodec.appendString(recordId, to: &scratch)
+        return hashed()
+    }
+
+    private mutating func appendWord(_ word: UInt64) {
+        withUnsafeBytes(of: word.littleEndian) { scratch.append(contentsOf: $0) }
+    }
+
+    private func hashed() -> DigestSum {
+        let (high, low) = scratch.withUnsafeBytes { EntryHash.of($0) }
+        return DigestSum(high: high, low: low)
     }
 }
 

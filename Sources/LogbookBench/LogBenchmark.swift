@@ -23,9 +23,11 @@ struct LogBenchmark {
     var logDirectory: String { directory + "/log" }
 
     /// How many times `run()` reports progress: the read figures' five steps (write the
-    /// log, decode, open, write a snapshot, open from it), plus six append steps, compaction,
-    /// four baselines, JSON decoding and the ceilings for the full suite. Keep in step with the `progress` calls.
-    var stepCount: Int { readOnly ? 5 : 19 }
+    /// log, decode, open, write a snapshot, open from it), plus seven append steps (four
+    /// durabilities, bulk merge, in-memory merge, state digest), compaction, four baselines,
+    /// JSON decoding and the ceilings for the full suite. Keep in step with the `progress`
+    /// calls.
+    var stepCount: Int { readOnly ? 5 : 20 }
 
     func run() async throws -> [BenchFigure] {
         try? FileManager.default.removeItem(atPath: directory)
@@ -116,6 +118,8 @@ struct LogBenchmark {
                 let replica = ReplicaState(nodeId: 1)
                 return { replica.merge($0).count }
             })
+        progress("state digest: first, then after more changes")
+        figures += await digestFigures(bulk)
         return figures
     }
 

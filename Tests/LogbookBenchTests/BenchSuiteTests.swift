@@ -38,6 +38,11 @@ import Testing
         #expect(report.figures.allSatisfy { $0.changesPerSecond.isFinite })
         #expect(report.ratios.contains { $0.baseline == "SQLite" && $0.ratio > 0 })
         #expect(steps.last?.hasPrefix("[####################]") == true, "\(steps)")
+        // One progress step per counted step: the bar neither stops short nor stalls full.
+        let counted = steps.compactMap { $0.split(separator: " ").dropFirst().first }.map(
+            String.init)
+        let total = counted.last?.split(separator: "/").last.flatMap { Int($0) } ?? 0
+        #expect(total > 0 && counted == (1...max(1, total)).map { "\($0)/\(total)" }, "\(steps)")
         let tables = report.tables()
         for figure in report.figures { #expect(tables.contains(figure.name)) }
         let decoded = try JSONDecoder().decode(

@@ -65,6 +65,14 @@ import Testing
         default:
             partialSync(twins, &random)
         }
+        if random.chance(0.1) { expectSameDigest(twin, "after a step") }
+    }
+
+    /// The state's digest, kept incrementally since its last one, equals a walk of the
+    /// reference's records.
+    private func expectSameDigest(_ twin: Twin, _ context: Comment) {
+        var terms = DescribingTerms()
+        #expect(twin.state.digestSum(&terms) == DescribingTerms.walked(twin.reference), context)
     }
 
     /// Ships a shuffled slice of one node's history, or its state since a random version.
@@ -96,6 +104,7 @@ import Testing
         #expect(twin.state.getTombstones() == twin.reference.getTombstones(), context)
         #expect(twin.state.getClock() == twin.reference.getClock(), context)
         #expect(twin.state.recordCount == reference.count, context)
+        expectSameDigest(twin, context)
         twin.state.checkInvariants()
     }
 

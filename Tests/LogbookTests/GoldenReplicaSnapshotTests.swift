@@ -5,14 +5,18 @@ import Testing
 @testable import Logbook
 
 // A golden replica snapshot pins the snapshot format (docs/format/replica-snapshot.md):
-// Fixtures/snapshot-v1/replica.snapshot.hex is the file written for the state below, 64 hex
+// Fixtures/snapshot-v2/replica.snapshot.hex is the file written for the state below, 64 hex
 // digits a line. Encoding the state must give those bytes; decoding them must give the
-// state; every truncation and every flipped byte must be refused, never trusted.
+// state; every truncation and every flipped byte must be refused, never trusted. The file
+// format 1 wrote for the same state (Fixtures/snapshot-v1) must still load.
 // Regenerate with LOGBOOK_UPDATE_GOLDEN=1 only for a deliberate format change.
 @Suite struct GoldenReplicaSnapshotTests {
-    static let expectedURL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/snapshot-v1/replica.snapshot.hex")
+    static func fixtureURL(version: Int) -> URL {
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/snapshot-v\(version)/replica.snapshot.hex")
+    }
+    static let expectedURL = fixtureURL(version: 2)
 
     /// Two live records (one with a deleted field, one with a remote column), a tombstone.
     static func state() -> CRDT<String, String, Value> {
@@ -69,6 +73,29 @@ import Testing
         if case .success = ReplicaSnapshotCodec.decode(golden, nodeId: 8) {
             Issue.record("another node's snapshot was accepted")
         }
+    }
+
+    /// Format 1 differs in the header's version, digest (an earlier definition) and CRC;
+    /// its body is the same, and the loader gives it the current digest of what it restored.
+    @Test func aFormat1SnapshotLoadsWithItsDigestRecomputed() throws {
+        let state = Self.state()
+        let old = Self.bytes(
+            hex: try String(contentsOf: Self.fixtureURL(version: 1), encoding: .utf8))
+        let (current, currentHeader) = ReplicaSnapshotCodec.encode(
+            state, offset: 42, epochId: 0xABCD_EF01)
+        #expect(old.count == current.count)
+        #expect(
+            old[ReplicaSnapshotFile.headerSize...] == current[ReplicaSnapshotFile.headerSize...])
+        #expect(old[4..<8] == [1, 0, 0, 0])
+        #expect(old[40..<56] != current[40..<56])  // the digest field
+
+        let (header, restored) = try ReplicaSnapshotCodec.decode(old, nodeId: 7).get()
+        #expect(header.version == 1)
+        #expect(header.digest == currentHeader.digest)
+        #expect(header.digest == StateDigest(of: state))
+        #expect(header.check == currentHeader.check && header.clock == currentHeader.clock)
+        #expect(restored.getChangesSince(0) == state.getChangesSince(0))
+        #expect(restored.getTombstones() == state.getTombstones())
     }
 
     @Test func everyTruncationAndEveryFlippedByteIsRefused() throws {

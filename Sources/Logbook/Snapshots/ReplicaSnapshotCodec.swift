@@ -48,7 +48,7 @@ enum ReplicaSnapshotCodec {
         (ReplicaSnapshotFile, ReplicaState), CheckpointRejection
     > {
         bytes.withUnsafeBytes { buffer in
-            let header: ReplicaSnapshotFile
+            var header: ReplicaSnapshotFile
             switch ReplicaSnapshotFile.decodeHeader(buffer) {
             case .failure(let rejection): return .failure(rejection)
             case .success(let decoded): header = decoded
@@ -77,6 +77,11 @@ enum ReplicaSnapshotCodec {
             guard count == header.entryCount, check == header.check else {
                 return .failure(
                     .init("the restored state's digest does not match the entries written"))
+            }
+            if header.version < 2 {
+                // Format 1 recorded an earlier definition of the digest; this state is proven
+                // by its entry check, so its digest is taken from it.
+                header.digest = StateDigest(of: crdt)
             }
             return .success((header, crdt))
         }

@@ -4,7 +4,7 @@ import LogbookStorage
 /// A replica snapshot on disk: `snapshot-<offset>.replica` beside the segments; see
 /// docs/format/replica-snapshot.md.
 ///
-/// A 96-byte header (little-endian): magic `LBRS`, format 1 (UInt32), node id, the log offset
+/// A 96-byte header (little-endian): magic `LBRS`, format 2 (UInt32; 1 is read too), node id, the log offset
 /// the state covers (every record below it is in it), the id of the log epoch holding
 /// offset − 1 (ties the snapshot to this log: a log restored from an older copy and written
 /// on has a different epoch there), the clock, the `StateDigest`, the entries' check (an
@@ -13,7 +13,10 @@ import LogbookStorage
 /// records in log batches (LZ4, CRC32C, chained from 0), numbered from 0.
 struct ReplicaSnapshotFile: Sendable {
     static let magic: [UInt8] = Array("LBRS".utf8)
-    static let formatVersion: UInt32 = 1
+    static let formatVersion: UInt32 = 2
+    /// Format 1 differs only in its `digest` field, an earlier definition of `StateDigest`;
+    /// the loader recomputes that field for it.
+    static let oldestReadableVersion: UInt32 = 1
     static let headerSize = 96
     static let suffix = ".replica"
 
@@ -26,6 +29,8 @@ struct ReplicaSnapshotFile: Sendable {
     var entryCount: UInt64
     var bodyLength: UInt64 = 0
     var lastBatchCRC: UInt32 = 0
+    /// The format the file was written in (`formatVersion` for a new one).
+    var version = formatVersion
 
     /// The file name for a snapshot covering `offset`: zero-padded so names sort by offset.
     static func fileName(offset: UInt64) -> String {
@@ -65,8 +70,11 @@ struct ReplicaSnapshotFile: Sendable {
         }
         var reader = LittleEndianReader(bytes, from: 4)
         let version = reader.take(UInt32.self)
-        guard version == formatVersion else {
-            return .failure(.init("snapshot format \(version), expected \(formatVersion)"))
+        guard (oldestReadableVersion...formatVersion).contains(version) else {
+            return .failure(
+                .init(
+                    "snapshot format \(version), expected \(oldestReadableVersion) to \(formatVersion)"
+                ))
         }
         var numbers: [UInt64] = []
         for _ in 0..<10 { numbers.append(reader.take(UInt64.self)) }
@@ -81,6 +89,6 @@ struct ReplicaSnapshotFile: Sendable {
                 nodeId: numbers[0], offset: numbers[1], epochId: numbers[2], clock: numbers[3],
                 digest: StateDigest(high: numbers[4], low: numbers[5]),
                 check: StateDigest(high: numbers[6], low: numbers[7]), entryCount: numbers[8],
-                bodyLength: numbers[9], lastBatchCRC: lastBatchCRC))
+                bodyLength: numbers[9], lastBatchCRC: lastBatchCRC, version: version))
     }
 }

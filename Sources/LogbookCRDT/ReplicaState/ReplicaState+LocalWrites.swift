@@ -21,6 +21,7 @@ extension ReplicaState {
                     recordId: recordId, colName: column, value: value, colVersion: colVersion,
                     dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags))
         }
+        storage.noteChanged(number)
         return changes
     }
 
@@ -52,6 +53,7 @@ extension ReplicaState {
         let dbVersion = storage.clock.tick()
         let colVersion = storage.entries[number].record.writeLocally(
             fieldName, value: nil, dbVersion: dbVersion, nodeId: nodeId)
+        storage.noteChanged(number)
         return Change(
             recordId: recordId, colName: fieldName, value: nil, colVersion: colVersion,
             dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags)

@@ -118,8 +118,12 @@ extension ReplicaStorage {
             let version = ColumnVersion(
                 colVersion: changes[position].colVersion, dbVersion: changes[position].dbVersion,
                 nodeId: changes[position].nodeId, localDbVersion: localDbVersion)
-            return entries[number].record.writeIfPreferred(
-                column, version: version, value: changes[position].value)
+            guard
+                entries[number].record.writeIfPreferred(
+                    column, version: version, value: changes[position].value)
+            else { return false }
+            noteChanged(number)
+            return true
         }
     }
 }

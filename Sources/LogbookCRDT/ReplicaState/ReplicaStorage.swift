@@ -19,6 +19,8 @@ struct ReplicaStorage {
         var id: String
         var record = Record<String, Value>()
         var status: Status = .absent
+        /// Changed since the state's last digest, and listed for the next one.
+        var digestStale = false
     }
 
     /// A new record reserves room for this many columns, so that its first writes do not
@@ -33,6 +35,8 @@ struct ReplicaStorage {
     /// Numbers of entries freed when their tombstones were forgotten, for new ids to reuse,
     /// so a replica whose ids come and go does not grow without bound.
     var freeNumbers: [Int] = []
+    /// The state digest's terms, kept as entries change (`ReplicaState+Digest.swift`).
+    var digest = IncrementalDigest()
     /// Seeded at random, so the table's layout differs per process and a peer cannot pick
     /// ids that all collide.
     let keyHash = KeyHash()
@@ -78,6 +82,7 @@ struct ReplicaStorage {
             entries[number].status = .live
             entries[number].record.slots.reserveCapacity(Self.initialColumnCapacity)
             liveCount += 1
+            noteChanged(number)
         }
     }
 
@@ -90,6 +95,7 @@ struct ReplicaStorage {
         else { return false }
         table.remove(number, forHash: hash)
         entries[number] = Entry(id: "")
+        noteChanged(number)
         freeNumbers.append(number)
         return true
     }
@@ -100,6 +106,7 @@ struct ReplicaStorage {
         entries[number].status = .tombstoned
         entries[number].record = Record()
         tombstones[number] = tombstone
+        noteChanged(number)
     }
 
 }
