@@ -1,33 +1,3 @@
-/// A 128-bit sum of per-entry hashes: wrapping addition per 64-bit half, so the order in
-/// which entries are added does not matter and one can be taken out again.
-package struct DigestSum: Hashable, Sendable {
-    package var high: UInt64
-    package var low: UInt64
-
-    package static let zero = DigestSum(high: 0, low: 0)
-
-    package init(high: UInt64, low: UInt64) {
-        self.high = high
-        self.low = low
-    }
-
-    package static func + (lhs: DigestSum, rhs: DigestSum) -> DigestSum {
-        DigestSum(high: lhs.high &+ rhs.high, low: lhs.low &+ rhs.low)
-    }
-
-    package static func - (lhs: DigestSum, rhs: DigestSum) -> DigestSum {
-        DigestSum(high: lhs.high &- rhs.high, low: lhs.low &- rhs.low)
-    }
-}
-
-/// What one record contributes to a state digest: the hash of a live record with its
-/// columns, or of a tombstoned id. The state keeps the sum of these over its entries; the
-/// module that defines the digest (it owns the byte encoding of values) supplies them.
-package protocol EntryDigesting {
-    mutating func live(_ recordId: String, _ record: Record<String, Value>) -> DigestSum
-    mutating func tombstoned(_ recordId: String) -> DigestSum
-}
-
 extension ReplicaStorage {
     /// Past this many changed entries since the last digest, the next one recomputes every
     /// entry instead of keeping a list: the list would cost more than the walk it saves.
