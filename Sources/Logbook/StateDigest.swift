@@ -95,10 +95,7 @@ struct StateDigestTerms: EntryDigesting {
         withUnsafeBytes(of: word.littleEndian) { scratch.append(contentsOf: $0) }
     }
 
-    private func hashed() -> DigestSum {
-        let (high, low) = scratch.withUnsafeBytes { EntryHash.of($0) }
-        return DigestSum(high: high, low: low)
-    }
+    private func hashed() -> DigestSum { EntryHash.term(scratch) }
 }
 
 /// Two independent 64-bit FNV-1a lanes over length-framed chunks. Not cryptographic: it

@@ -8,9 +8,7 @@ extension LogBenchmark {
     /// first figure's rate is the workload's changes per second of digest, to set beside
     /// open's; the second's is the changes since the last digest per second of digest.
     func digestFigures(_ bulk: [Change<String, String, Value>]) async -> [BenchFigure] {
-        let chunks = stride(from: 0, to: bulk.count, by: 10_000).map { start in
-            Array(bulk[start..<min(start + 10_000, bulk.count)])
-        }
+        let chunks = Self.chunksOfTenThousand(bulk)
         // Newer versions of the first 10,000 changes: each wins over what is there.
         let later = bulk.prefix(10_000).map { change in
             var newer = change

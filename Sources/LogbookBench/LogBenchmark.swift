@@ -123,15 +123,22 @@ struct LogBenchmark {
         return figures
     }
 
+    /// `bulk` cut into merge calls of 10,000 changes, before any clock starts.
+    static func chunksOfTenThousand(_ bulk: [Change<String, String, Value>]) -> [[Change<
+        String, String, Value
+    >]] {
+        stride(from: 0, to: bulk.count, by: 10_000).map { start in
+            Array(bulk[start..<min(start + 10_000, bulk.count)])
+        }
+    }
+
     /// Merges `bulk` in chunks of 10,000 (cut before the clock starts) into the replica
     /// `makeReplica` makes (untimed) through the merge call it returns.
     private func inMemoryMergeFigure(
         _ bulk: [Change<String, String, Value>], name: String, note: String,
         makeReplica: () -> (([Change<String, String, Value>]) -> Int)
     ) async -> BenchFigure {
-        let chunks = stride(from: 0, to: bulk.count, by: 10_000).map { start in
-            Array(bulk[start..<min(start + 10_000, bulk.count)])
-        }
+        let chunks = Self.chunksOfTenThousand(bulk)
         let (seconds, peak) = await measure(runs: runs) {
             let merge = makeReplica()
             let started = ContinuousClock.now

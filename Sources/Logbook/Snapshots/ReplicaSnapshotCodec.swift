@@ -78,7 +78,7 @@ enum ReplicaSnapshotCodec {
                 return .failure(
                     .init("the restored state's digest does not match the entries written"))
             }
-            if header.version < 2 {
+            if header.version < ReplicaSnapshotFile.firstVersionWithCurrentDigest {
                 // Format 1 recorded an earlier definition of the digest; this state is proven
                 // by its entry check, so its digest is taken from it.
                 header.digest = StateDigest(of: crdt)

@@ -17,6 +17,8 @@ struct ReplicaSnapshotFile: Sendable {
     /// Format 1 differs only in its `digest` field, an earlier definition of `StateDigest`;
     /// the loader recomputes that field for it.
     static let oldestReadableVersion: UInt32 = 1
+    /// The first format whose `digest` field is today's `StateDigest`.
+    static let firstVersionWithCurrentDigest: UInt32 = 2
     static let headerSize = 96
     static let suffix = ".replica"
 

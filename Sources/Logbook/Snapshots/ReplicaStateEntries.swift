@@ -71,9 +71,9 @@ extension StateDigest {
     /// Adds the `EntryHash` of `bytes` to both halves (wrapping), so the order of additions
     /// does not matter.
     mutating func add(hashing bytes: [UInt8]) {
-        let (first, second) = bytes.withUnsafeBytes { EntryHash.of($0) }
-        high = high &+ first
-        low = low &+ second
+        let term = EntryHash.term(bytes)
+        high = high &+ term.high
+        low = low &+ term.low
     }
 }
 
@@ -82,6 +82,12 @@ extension StateDigest {
 /// platforms, unlike Swift's `Hasher`; eight bytes a step, unlike the byte-wise FNV of
 /// `StateDigest`, because the loader hashes every entry of every snapshot it opens.
 enum EntryHash {
+    /// The hash of `bytes` as a term of a sum (a snapshot's entry check, a state digest).
+    static func term(_ bytes: [UInt8]) -> DigestSum {
+        let (high, low) = bytes.withUnsafeBytes { of($0) }
+        return DigestSum(high: high, low: low)
+    }
+
     static func of(_ bytes: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
         let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
         let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
