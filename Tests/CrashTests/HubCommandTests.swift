@@ -102,7 +102,7 @@ struct HubCommandTests {
     static func startHub(_ executable: URL, url: String, options: [String] = []) async throws
         -> (Process, String)
     {
-        let port = Int.random(in: 20_000..<50_000)
+        let port = LocalPorts.consecutive()
         let process = Process()
         process.executableURL = executable
         process.arguments =
@@ -174,7 +174,7 @@ struct HubCommandTests {
         // A serving node follows the stream: a change the first node pushes reaches it.
         let nodeTokenFile = directory + "/node-token"
         try "node-secret\n".write(toFile: nodeTokenFile, atomically: true, encoding: .utf8)
-        let port = Int.random(in: 20_000..<50_000)
+        let port = LocalPorts.consecutive()
         let serving = Process()
         serving.executableURL = executable
         serving.arguments = [

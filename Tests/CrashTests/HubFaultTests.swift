@@ -186,7 +186,7 @@ struct PrivateCluster {
         // A port picked at random may be taken: try a few.
         var started: Int? = nil
         for _ in 0..<5 where initialized == 0 && started == nil {
-            let port = Int.random(in: 20_000..<60_000)
+            let port = LocalPorts.consecutive()
             let status = Self.run(
                 bin + "/pg_ctl",
                 [

@@ -61,7 +61,7 @@ import Testing
     private func startedServe(_ executable: URL, _ directory: String) async throws
         -> (process: Process, port: Int)
     {
-        let port = Int.random(in: 20_000..<50_000)
+        let port = LocalPorts.consecutive()
         let process = try serve(executable, directory, port: port, peers: [])
         guard await isServing(port: port, process) else {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
@@ -92,7 +92,7 @@ import Testing
 
     @Test func threeServeProcessesConvergeThroughAKillAndRestart() async throws {
         guard let executable = LogbookExecutable.built() else { return }
-        let base = Int.random(in: 20_000..<50_000)
+        let base = LocalPorts.consecutive(3)
         let ports = [base, base + 1, base + 2]
         let directories = (1...3).map {
             FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -201,7 +201,7 @@ import Testing
         let sizeBefore = writer.sizeBytes
         try writer.close()
 
-        let port = Int.random(in: 20_000..<50_000)
+        let port = LocalPorts.consecutive()
         let process = Process()
         process.executableURL = executable
         process.arguments = [

@@ -39,6 +39,18 @@ import Testing
         return process
     }
 
+    /// Whether `process` answers `url` with any HTTP status: false once it exits (its port
+    /// taken, a bad argument) or after 120 s, since the whole suite on two cores can delay a
+    /// process's start by many seconds.
+    private func answers(_ url: String, _ process: Process) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while process.isRunning && ContinuousClock.now < deadline {
+            if (try? await HubCommandTests.request(url, token: nil)) != nil { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
     @Test func chromiumShowsTheLagChartWithoutAToken() async throws {
         guard let logbook = LogbookExecutable.built() else { return }
         guard let chromium = Self.chromium else {
@@ -59,19 +71,25 @@ import Testing
         }
         let tokenFile = directory + "/token"
         try "page-secret\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
-        let port = Int.random(in: 20_000..<45_000)
+        let port = LocalPorts.consecutive(3)
         let (data, admin) = ("http://127.0.0.1:\(port)", "http://127.0.0.1:\(port + 1)")
         let serving = try serve(
             logbook,
             [leader, "--port", "\(port)", "--admin-port", "\(port + 1)", "--token-file", tokenFile])
         defer { serving.terminate() }
-        try await Task.sleep(for: .milliseconds(500))
+        try #require(
+            await answers(data + "/", serving), "the leader did not come up on port \(port)")
         let following = try serve(
             logbook, [follower, "--port", "\(port + 2)", "--token-file", tokenFile, "--peer", data])
         defer { following.terminate() }
+        try #require(
+            await answers("http://127.0.0.1:\(port + 2)/", following),
+            "the follower did not come up on port \(port + 2)")
         // Writes on the leader until a lag sample (every 5 s) has the follower in it.
         var page = ""
-        for index in 0..<100 where !page.contains(#"data-peer="node-2""#) {
+        let deadline = ContinuousClock.now + .seconds(120)
+        for index in 0... where ContinuousClock.now < deadline {
+            if page.contains(#"data-peer="node-2""#) { break }
             let change =
                 #"{"record_id":"lamp/\#(index)","col_name":"on","value":true,"col_version":1,"#
                 + #""db_version":\#(index + 1),"node_id":9,"local_db_version":\#(index + 1)}"#
