@@ -169,10 +169,13 @@ public final class Logbook: @unchecked Sendable {
             recordId: recordId, fields: fields)
         return try await write { crdt throws(LogbookError) in
             if isFenced(held: recordId) { return [] }
-            try ChangeAdmission.checkLocalVersions(
-                clock: crdt.getClock().currentTime(), recordId: recordId,
-                columns: fields.map(\.0), record: crdt.getRecord(recordId))
-            return crdt.insertOrUpdate(recordId, fields: fields)
+            try ChangeAdmission.checkClockRoom(clock: crdt.getClock().currentTime())
+            do throws(ColumnVersionAtLimit) {
+                return try crdt.insertOrUpdate(
+                    recordId, fields: fields, refusingColumnVersionsFrom: ChangeLimits.versionMax)
+            } catch {
+                throw ChangeAdmission.refusal(error, recordId: recordId)
+            }
         }
     }
 
@@ -184,9 +187,7 @@ public final class Logbook: @unchecked Sendable {
         let recordId = try ChangeAdmission.admitLocalWrite(recordId: recordId, fields: []).recordId
         return try await write { crdt throws(LogbookError) in
             if isFenced(held: recordId) || crdt.isTombstoned(recordId) { return [] }
-            try ChangeAdmission.checkLocalVersions(
-                clock: crdt.getClock().currentTime(), recordId: recordId, columns: [],
-                record: nil)
+            try ChangeAdmission.checkClockRoom(clock: crdt.getClock().currentTime())
             return crdt.deleteRecord(recordId).map { [$0] } ?? []
         }.first
     }
@@ -202,13 +203,15 @@ public final class Logbook: @unchecked Sendable {
             throw ChangeAdmission.refusal(reason, recordId: recordId, column: fieldName)
         }
         return try await write { crdt throws(LogbookError) in
-            guard let record = crdt.getRecord(recordId), record.field(fieldName) != nil else {
-                return []
+            try ChangeAdmission.checkClockRoom(clock: crdt.getClock().currentTime())
+            do throws(ColumnVersionAtLimit) {
+                return try crdt.deleteField(
+                    recordId, fieldName: fieldName,
+                    refusingColumnVersionsFrom: ChangeLimits.versionMax
+                ).map { [$0] } ?? []
+            } catch {
+                throw ChangeAdmission.refusal(error, recordId: recordId)
             }
-            try ChangeAdmission.checkLocalVersions(
-                clock: crdt.getClock().currentTime(), recordId: recordId, columns: [fieldName],
-                record: record)
-            return crdt.deleteField(recordId, fieldName: fieldName).map { [$0] } ?? []
         }.first
     }
 
@@ -235,7 +238,7 @@ public final class Logbook: @unchecked Sendable {
         return try await logged { crdt throws(LogbookError) in
             try ChangeAdmission.checkClockRoom(
                 clock: crdt.getClock().currentTime(), merging: changes)
-            return crdt.mergeChanges(changes)
+            return (changes, crdt.merge(changes))
         }
     }
 
@@ -282,24 +285,34 @@ public final class Logbook: @unchecked Sendable {
             String, String, Value
         >]
     ) async throws(LogbookError) -> [Change<String, String, Value>] {
-        try await logged(operation).accepted
+        try await logged { crdt throws(LogbookError) in
+            let changes = try operation(crdt)
+            return (changes, AcceptedChanges(all: changes))
+        }.batch
     }
 
-    /// `write`, with the offsets of the records it appended.
+    /// Runs `operation` under the lock: a merge, answering with its batch and which of it
+    /// was accepted, or a local write, answering with its changes, all accepted. Appends each
+    /// accepted change straight from where it lies, with its new local version: no change is
+    /// copied unless a view takes it. Then waits for the durability mode's promise.
     private func logged(
-        _ operation: (ReplicaState) throws(LogbookError) -> [Change<
-            String, String, Value
-        >]
+        _ operation: (ReplicaState) throws(LogbookError) -> (
+            batch: [Change<String, String, Value>], acceptance: AcceptedChanges
+        )
     ) async throws(LogbookError) -> MergedChanges {
-        let (changes, startOffset, endOffset) = try locked {
-            () throws(LogbookError) -> ([Change<String, String, Value>], UInt64, UInt64) in
+        let merged = try locked { () throws(LogbookError) -> MergedChanges in
             if let failure { throw failure }
             let startOffset = log.nextOffset
-            let changes = try operation(crdt)
+            let (batch, acceptance) = try operation(crdt)
+            var merged = MergedChanges(
+                batch: batch, acceptance: acceptance, offsets: startOffset..<startOffset)
             do throws(StorageError) {
-                for change in changes {
-                    let offset = try append(.change(change))
-                    for view in views { view.apply(change, at: offset) }
+                try merged.forEachAccepted { change, localDbVersion throws(StorageError) in
+                    let offset = try appendChange(change, localDbVersion: localDbVersion)
+                    guard !views.isEmpty else { return }
+                    var logged = change
+                    logged.localDbVersion = localDbVersion
+                    for view in views { view.apply(logged, at: offset) }
                 }
                 let clock = crdt.getClock().currentTime()
                 if clock > loggedClock { try append(.clock(clock)) }
@@ -307,18 +320,19 @@ public final class Logbook: @unchecked Sendable {
             } catch {
                 throw fail(error)
             }
-            return (changes, startOffset, log.nextOffset)
+            merged.offsets = startOffset..<log.nextOffset
+            return merged
         }
-        metrics.appendedChanges.increment(by: Int64(changes.count))
+        metrics.appendedChanges.increment(by: Int64(merged.acceptedCount))
         snapshotIfDue()
         if let committer {
-            do { try await committer.waitUntilDurable(endOffset) } catch {
+            do { try await committer.waitUntilDurable(merged.offsets.upperBound) } catch {
                 throw LogbookError(
                     .failed, "group commit sync failed", path: directory,
                     storageError: error as? StorageError)
             }
         }
-        return MergedChanges(accepted: changes, offsets: startOffset..<endOffset)
+        return merged
     }
 
     /// Called with the lock held: logs the clock as it is now.
@@ -331,8 +345,23 @@ public final class Logbook: @unchecked Sendable {
     private func append(_ record: ChangeRecord) throws(StorageError) -> UInt64 {
         encodeBuffer.removeAll(keepingCapacity: true)
         ChangeRecordCodec.encode(record, into: &encodeBuffer)
-        let offset = try log.append(encodeBuffer, version: record.version)
-        loggedClock = max(loggedClock, record.version)
+        return try appendEncoded(version: record.version)
+    }
+
+    /// `append(.change(change))` with `localDbVersion` as the change's local version,
+    /// without building either. Called with the lock held. Returns the record's offset.
+    private func appendChange(_ change: Change<String, String, Value>, localDbVersion: UInt64)
+        throws(StorageError) -> UInt64
+    {
+        encodeBuffer.removeAll(keepingCapacity: true)
+        ChangeRecordCodec.encode(change, localDbVersion: localDbVersion, into: &encodeBuffer)
+        return try appendEncoded(version: localDbVersion)
+    }
+
+    /// Appends `encodeBuffer`, a record of `version`.
+    private func appendEncoded(version: UInt64) throws(StorageError) -> UInt64 {
+        let offset = try log.append(encodeBuffer, version: version)
+        loggedClock = max(loggedClock, version)
         snapshots.bytesSinceLast += Int64(encodeBuffer.count)
         return offset
     }

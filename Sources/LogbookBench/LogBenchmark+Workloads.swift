@@ -84,9 +84,9 @@ extension LogBenchmark {
         let started = ContinuousClock.now
         var accepted = 0
         for chunk in stride(from: 0, to: changes.count, by: 10_000) {
-            accepted += try await logbook.merge(
+            accepted += try await logbook.mergeLocated(
                 Array(changes[chunk..<min(chunk + 10_000, changes.count)])
-            ).count
+            ).acceptedCount
         }
         try logbook.sync()
         let seconds = (ContinuousClock.now - started).seconds

@@ -280,8 +280,8 @@ public struct ShippingServer: Sendable {
             metrics.refused()
             throw error
         }
-        let accepted: [Change<String, String, Value>]
-        do { accepted = try await logbook.merge(changes) } catch {
+        let accepted: Int
+        do { accepted = try await logbook.mergeLocated(changes).acceptedCount } catch {
             // A change over a limit, or versions that would exhaust the clock: the client's
             // input, refused before anything was merged; the node stays writable.
             if error.code == .invalidChange || error.code == .limitExceeded {
@@ -290,12 +290,12 @@ public struct ShippingServer: Sendable {
             }
             throw HTTPError(.internalServerError, message: "\(error)")
         }
-        metrics.merged(accepted.count)
+        metrics.merged(accepted)
         return Response(
             status: .ok, headers: [.contentType: "application/json"],
             body: .init(
                 byteBuffer: ByteBuffer(
-                    string: #"{"received": \#(changes.count), "accepted": \#(accepted.count)}"#)))
+                    string: #"{"received": \#(changes.count), "accepted": \#(accepted)}"#)))
     }
 
     private func acknowledge(_ request: Request) async throws -> Response {

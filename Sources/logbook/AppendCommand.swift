@@ -87,7 +87,7 @@ struct AppendCommand: AsyncParsableCommand {
 
     /// Merges a chunk and makes it durable, so a failure later can say what got through.
     private func merge(_ chunk: inout Chunk, into logbook: Logbook) async throws -> Int {
-        let accepted = try await logbook.merge(chunk.changes).count
+        let accepted = try await logbook.mergeLocated(chunk.changes).acceptedCount
         try logbook.sync()
         chunk = Chunk()
         return accepted

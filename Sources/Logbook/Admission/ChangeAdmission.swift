@@ -56,26 +56,24 @@ package enum ChangeAdmission {
                 + "\(ChangeLimits.versionMax) (ChangeLimits.versionMax); nothing was merged")
     }
 
-    /// Checks that a local write can take a new version: the clock, and each written
-    /// column's version, must be below `ChangeLimits.versionMax`. Call under the lock.
-    static func checkLocalVersions(
-        clock: UInt64, recordId: String, columns: [String],
-        record: Record<String, Value>?
-    ) throws(LogbookError) {
+    /// Checks that a local write can take a new version: the clock must be below
+    /// `ChangeLimits.versionMax`. (Each written column's version is checked by the replica
+    /// in the write's own lookup; `refusal(_:recordId:)` words that refusal.) Call under the
+    /// lock.
+    static func checkClockRoom(clock: UInt64) throws(LogbookError) {
         guard clock < ChangeLimits.versionMax else {
             throw LogbookError(
                 .limitExceeded,
                 "the clock is at \(clock), the largest version (ChangeLimits.versionMax); "
                     + "this replica can take no more writes")
         }
-        for column in columns {
-            guard let version = record?.columnVersion(column)?.colVersion,
-                version >= ChangeLimits.versionMax
-            else { continue }
-            throw refusal(
-                "its colVersion is \(version), the largest version (ChangeLimits.versionMax)",
-                recordId: recordId, column: column, code: .limitExceeded)
-        }
+    }
+
+    /// A local write refused because a column's version is at `ChangeLimits.versionMax`.
+    static func refusal(_ limit: ColumnVersionAtLimit, recordId: String) -> LogbookError {
+        refusal(
+            "its colVersion is \(limit.colVersion), the largest version (ChangeLimits.versionMax)",
+            recordId: recordId, column: limit.column, code: .limitExceeded)
     }
 
     // MARK: The bounds

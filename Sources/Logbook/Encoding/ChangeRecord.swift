@@ -41,20 +41,30 @@ public enum ChangeRecordCodec {
             bytes.append(Kind.clock.rawValue)
             Varint.append(time, to: &bytes)
         case .change(let change):
-            let kind: Kind =
-                change.colName == nil
-                ? .recordDeletion : change.value == nil ? .fieldDeletion : .set
-            bytes.append(kind.rawValue)
-            Varint.append(change.localDbVersion, to: &bytes)
-            Varint.append(change.dbVersion, to: &bytes)
-            Varint.append(change.nodeId, to: &bytes)
-            Varint.append(UInt64(change.flags), to: &bytes)
-            ValueCodec.appendString(change.recordId, to: &bytes)
-            if let column = change.colName {
-                Varint.append(change.colVersion, to: &bytes)
-                ValueCodec.appendString(column, to: &bytes)
-                if let value = change.value { ValueCodec.append(value, to: &bytes) }
-            }
+            encode(change, localDbVersion: change.localDbVersion, into: &bytes)
+        }
+    }
+
+    /// Appends the encoding of `.change(change)` with `localDbVersion` in place of the
+    /// change's own: a merge logs each accepted change at its new local version without
+    /// copying it.
+    public static func encode(
+        _ change: Change<String, String, Value>, localDbVersion: UInt64,
+        into bytes: inout [UInt8]
+    ) {
+        let kind: Kind =
+            change.colName == nil
+            ? .recordDeletion : change.value == nil ? .fieldDeletion : .set
+        bytes.append(kind.rawValue)
+        Varint.append(localDbVersion, to: &bytes)
+        Varint.append(change.dbVersion, to: &bytes)
+        Varint.append(change.nodeId, to: &bytes)
+        Varint.append(UInt64(change.flags), to: &bytes)
+        ValueCodec.appendString(change.recordId, to: &bytes)
+        if let column = change.colName {
+            Varint.append(change.colVersion, to: &bytes)
+            ValueCodec.appendString(column, to: &bytes)
+            if let value = change.value { ValueCodec.append(value, to: &bytes) }
         }
     }
 

@@ -237,7 +237,7 @@ public struct ReplicationSession: Sendable {
         report.pulls += 1
         report.bytes += batches.bytes.count
         report.received += changes.count
-        report.accepted += merged.accepted.count
+        report.accepted += merged.acceptedCount
         report.cursor = end
         return end
     }
@@ -316,7 +316,7 @@ public struct ReplicationSession: Sendable {
             }
             metrics.received.increment(by: Int64(page.changes.count))
             report.received += page.changes.count
-            report.accepted += merged.accepted.count
+            report.accepted += merged.acceptedCount
             if first == nil { first = page }
             // Pages hold records in ascending id order; one that goes back would let a
             // hostile or broken peer page for ever.
