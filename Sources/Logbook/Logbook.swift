@@ -285,34 +285,38 @@ public final class Logbook: @unchecked Sendable {
             String, String, Value
         >]
     ) async throws(LogbookError) -> [Change<String, String, Value>] {
-        try await logged { crdt throws(LogbookError) in
-            let changes = try operation(crdt)
-            return (changes, AcceptedChanges(all: changes))
-        }.batch
+        try await logged { crdt throws(LogbookError) in (try operation(crdt), nil) }.batch
     }
 
     /// Runs `operation` under the lock: a merge, answering with its batch and which of it
-    /// was accepted, or a local write, answering with its changes, all accepted. Appends each
-    /// accepted change straight from where it lies, with its new local version: no change is
-    /// copied unless a view takes it. Then waits for the durability mode's promise.
+    /// was accepted, or a local write, answering with its changes (all accepted, `nil`).
+    /// Appends each accepted change straight from where it lies, with its new local version:
+    /// no change is copied unless a view takes it. Then waits for the durability mode's
+    /// promise.
     private func logged(
         _ operation: (ReplicaState) throws(LogbookError) -> (
-            batch: [Change<String, String, Value>], acceptance: AcceptedChanges
+            batch: [Change<String, String, Value>], acceptance: AcceptedChanges?
         )
     ) async throws(LogbookError) -> MergedChanges {
-        let merged = try locked { () throws(LogbookError) -> MergedChanges in
+        let (merged, snapshotDue) = try locked {
+            () throws(LogbookError) -> (MergedChanges, Bool) in
             if let failure { throw failure }
             let startOffset = log.nextOffset
             let (batch, acceptance) = try operation(crdt)
             var merged = MergedChanges(
                 batch: batch, acceptance: acceptance, offsets: startOffset..<startOffset)
             do throws(StorageError) {
-                try merged.forEachAccepted { change, localDbVersion throws(StorageError) in
-                    let offset = try appendChange(change, localDbVersion: localDbVersion)
-                    guard !views.isEmpty else { return }
-                    var logged = change
-                    logged.localDbVersion = localDbVersion
-                    for view in views { view.apply(logged, at: offset) }
+                if let acceptance {
+                    for index in acceptance.positions.indices {
+                        try appendAccepted(
+                            batch, acceptance.positions[index],
+                            localDbVersion: acceptance.localDbVersions[index])
+                    }
+                } else {
+                    for position in batch.indices {
+                        try appendAccepted(
+                            batch, position, localDbVersion: batch[position].localDbVersion)
+                    }
                 }
                 let clock = crdt.getClock().currentTime()
                 if clock > loggedClock { try append(.clock(clock)) }
@@ -321,10 +325,10 @@ public final class Logbook: @unchecked Sendable {
                 throw fail(error)
             }
             merged.offsets = startOffset..<log.nextOffset
-            return merged
+            return (merged, claimSnapshotIfDue())
         }
         metrics.appendedChanges.increment(by: Int64(merged.acceptedCount))
-        snapshotIfDue()
+        if snapshotDue { startClaimedSnapshot() }
         if let committer {
             do { try await committer.waitUntilDurable(merged.offsets.upperBound) } catch {
                 throw LogbookError(
@@ -348,14 +352,20 @@ public final class Logbook: @unchecked Sendable {
         return try appendEncoded(version: record.version)
     }
 
-    /// `append(.change(change))` with `localDbVersion` as the change's local version,
-    /// without building either. Called with the lock held. Returns the record's offset.
-    private func appendChange(_ change: Change<String, String, Value>, localDbVersion: UInt64)
-        throws(StorageError) -> UInt64
-    {
+    /// Logs `batch[position]`, accepted at `localDbVersion`, and hands it to the views: the
+    /// change is encoded where it lies, and copied only when a view takes it. Called with
+    /// the lock held.
+    private func appendAccepted(
+        _ batch: [Change<String, String, Value>], _ position: Int, localDbVersion: UInt64
+    ) throws(StorageError) {
         encodeBuffer.removeAll(keepingCapacity: true)
-        ChangeRecordCodec.encode(change, localDbVersion: localDbVersion, into: &encodeBuffer)
-        return try appendEncoded(version: localDbVersion)
+        ChangeRecordCodec.encode(
+            batch[position], localDbVersion: localDbVersion, into: &encodeBuffer)
+        let offset = try appendEncoded(version: localDbVersion)
+        guard !views.isEmpty else { return }
+        var change = batch[position]
+        change.localDbVersion = localDbVersion
+        for view in views { view.apply(change, at: offset) }
     }
 
     /// Appends `encodeBuffer`, a record of `version`.

@@ -111,18 +111,20 @@ extension Logbook {
         }.sorted { $0.offset > $1.offset }
     }
 
-    /// Called after each logged write, without the lock: starts a background snapshot when
-    /// `SnapshotPolicy.everyLogBytes` were logged since the last and none is running.
-    func snapshotIfDue() {
-        guard let every = snapshotPolicy.everyLogBytes else { return }
-        let due = locked { () -> Bool in
-            guard failure == nil, !snapshots.inFlight, snapshots.suspended == 0,
-                snapshots.bytesSinceLast >= every
-            else { return false }
-            snapshots.inFlight = true
-            return true
-        }
-        guard due else { return }
+    /// With the lock held, after each logged write: whether a background snapshot is due
+    /// (`SnapshotPolicy.everyLogBytes` were logged since the last and none is running), and
+    /// if so marks it in flight; the write then calls `startClaimedSnapshot()` outside the
+    /// lock. Asked under the write's own lock, so a write takes the lock once.
+    func claimSnapshotIfDue() -> Bool {
+        guard let every = snapshotPolicy.everyLogBytes, failure == nil, !snapshots.inFlight,
+            snapshots.suspended == 0, snapshots.bytesSinceLast >= every
+        else { return false }
+        snapshots.inFlight = true
+        return true
+    }
+
+    /// Writes the snapshot `claimSnapshotIfDue()` claimed, on a thread of its own.
+    func startClaimedSnapshot() {
         // A thread of its own: the work is O(state) and blocking, kept off the task pool.
         Thread { [self] in
             var snapshotFailure: String?

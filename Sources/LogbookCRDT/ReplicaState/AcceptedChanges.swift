@@ -10,13 +10,6 @@ public struct AcceptedChanges: Sendable, Equatable {
     /// No accepted changes.
     public init() {}
 
-    /// Every one of `changes`, at the local versions they carry: a local write's answer in
-    /// this shape, so the engine logs writes and merges through one path.
-    package init(all changes: [Change<String, String, Value>]) {
-        positions = Array(changes.indices)
-        localDbVersions = changes.map(\.localDbVersion)
-    }
-
     /// The number of accepted changes.
     public var count: Int { positions.count }
 
