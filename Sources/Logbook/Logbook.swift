@@ -169,12 +169,9 @@ public final class Logbook: @unchecked Sendable {
             recordId: recordId, fields: fields)
         return try await write { crdt throws(LogbookError) in
             if isFenced(held: recordId) { return [] }
-            try ChangeAdmission.checkClockRoom(clock: crdt.getClock().currentTime())
-            do throws(ColumnVersionAtLimit) {
-                return try crdt.insertOrUpdate(
-                    recordId, fields: fields, refusingColumnVersionsFrom: ChangeLimits.versionMax)
-            } catch {
-                throw ChangeAdmission.refusal(error, recordId: recordId)
+            return try checkedLocalWrite(crdt, recordId) { limit throws(ColumnVersionAtLimit) in
+                try crdt.insertOrUpdate(
+                    recordId, fields: fields, refusingColumnVersionsFrom: limit)
             }
         }
     }
@@ -203,14 +200,10 @@ public final class Logbook: @unchecked Sendable {
             throw ChangeAdmission.refusal(reason, recordId: recordId, column: fieldName)
         }
         return try await write { crdt throws(LogbookError) in
-            try ChangeAdmission.checkClockRoom(clock: crdt.getClock().currentTime())
-            do throws(ColumnVersionAtLimit) {
-                return try crdt.deleteField(
-                    recordId, fieldName: fieldName,
-                    refusingColumnVersionsFrom: ChangeLimits.versionMax
+            try checkedLocalWrite(crdt, recordId) { limit throws(ColumnVersionAtLimit) in
+                try crdt.deleteField(
+                    recordId, fieldName: fieldName, refusingColumnVersionsFrom: limit
                 ).map { [$0] } ?? []
-            } catch {
-                throw ChangeAdmission.refusal(error, recordId: recordId)
             }
         }.first
     }
@@ -273,6 +266,21 @@ public final class Logbook: @unchecked Sendable {
             }
         }
         if let snapshotFailure { throw snapshotFailure }
+    }
+
+    /// Runs a local write that checks its columns against `ChangeLimits.versionMax` in its
+    /// own lookup, after the clock's check; a column at the limit is refused as
+    /// `.limitExceeded` naming it. Called with the lock held.
+    private func checkedLocalWrite(
+        _ crdt: ReplicaState, _ recordId: String,
+        _ write: (UInt64) throws(ColumnVersionAtLimit) -> [Change<String, String, Value>]
+    ) throws(LogbookError) -> [Change<String, String, Value>] {
+        try ChangeAdmission.checkClockRoom(clock: crdt.getClock().currentTime())
+        do throws(ColumnVersionAtLimit) {
+            return try write(ChangeLimits.versionMax)
+        } catch {
+            throw ChangeAdmission.refusal(error, recordId: recordId)
+        }
     }
 
     /// Applies `operation` to the CRDT and appends what it produced, under the lock; then
