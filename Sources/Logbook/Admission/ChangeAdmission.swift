@@ -11,11 +11,13 @@ package enum ChangeAdmission {
     /// Checks remote changes against every stateless bound; throws `.invalidChange` naming
     /// the first change that breaks one. Complexity: O(total size of the values).
     static func checkRemote(_ changes: [Change<String, String, Value>]) throws(LogbookError) {
-        for (index, change) in changes.enumerated() {
-            if let reason = reasonToRefuse(change) {
+        // By index, not `enumerated()`: that copies every change (retains and releases of
+        // its id, column and value) only to read it.
+        for index in changes.indices {
+            if let reason = reasonToRefuse(changes[index]) {
                 throw refusal(
-                    reason, recordId: change.recordId, column: change.colName, index: index,
-                    of: changes.count)
+                    reason, recordId: changes[index].recordId, column: changes[index].colName,
+                    index: index, of: changes.count)
             }
         }
     }

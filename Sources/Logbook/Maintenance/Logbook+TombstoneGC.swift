@@ -84,16 +84,41 @@ extension Logbook {
             var state = crdt.changedState(since: 0, idsAfter: idsAfter)
             for round in collection.rounds {
                 for record in round.records where idsAfter.map({ record.id > $0 }) ?? true {
-                    // A snapshot holds the changes above local version 0; the deletion keeps
-                    // its origin's version, at least 1 so no deletion is left out.
-                    let deletion = TombstoneInfo(
-                        dbVersion: record.dbVersion, nodeId: record.nodeId,
-                        localDbVersion: max(record.dbVersion, 1))
-                    state.entries.append((record.id, .deleted(deletion)))
+                    state.entries.append((record.id, .deleted(Self.fencedDeletion(record))))
                 }
             }
             return state
         }
+    }
+
+    /// The deletion a snapshot holds for a collected, fenced record: its origin's version,
+    /// local version at least 1 so that no deletion is left out of the changes above 0.
+    private static func fencedDeletion(_ record: TombstoneCollectionState.FencedRecord)
+        -> TombstoneInfo
+    {
+        TombstoneInfo(
+            dbVersion: record.dbVersion, nodeId: record.nodeId,
+            localDbVersion: max(record.dbVersion, 1))
+    }
+
+    /// A page of `snapshotChanges`' records in ascending id order, after `after`: whole
+    /// records until at least `changesMax` changes, and the id the next page starts after
+    /// (nil at the end). The lock is held for a walk over the ids and for sharing the page's
+    /// records; the ids are sorted between the two visits (`StatePageCandidates`).
+    func statePage(after: String?, changesMax: Int) -> (
+        page: ChangedState<String, String, Value>, nextAfter: String?
+    ) {
+        var candidates = locked {
+            var candidates = crdt.statePageCandidates(after: after)
+            for round in collection.rounds {
+                for record in round.records where after.map({ record.id > $0 }) ?? true {
+                    candidates.appendDeletion(id: record.id, Self.fencedDeletion(record))
+                }
+            }
+            return candidates
+        }
+        candidates.order(changesMax: changesMax)
+        return locked { crdt.statePage(from: candidates, changesMax: changesMax) }
     }
 
     // MARK: For the collector

@@ -48,20 +48,20 @@ public struct ReplicationSource: Sendable {
 
     /// One page of the state: the records after `after` (all when nil) in ascending id
     /// order, whole records until at least `changesMax` changes (a record larger than that
-    /// comes alone; the changes in `getChangesSince`'s order), with the position a whole
+    /// comes alone; the changes in no particular order), with the position a whole
     /// snapshot covers: the durable offset read before the page, in the epoch of the record
     /// before it.
     ///
     /// A follower continues from the first page's position once every page is merged: the
     /// state only grows while it pages (each later page is at least the state of the first),
     /// so the union covers everything below that offset. Complexity: one walk over the ids
-    /// after `after` under the engine's lock, then O(those ids) expected outside it to
-    /// choose the page (`ChangedState.firstById`).
+    /// after `after` under the engine's lock, O(those ids) expected outside it to choose the
+    /// page, and the page's records shared under the lock again (`Logbook.statePage`).
     public func statePage(after: String?, changesMax: Int) -> StatePage {
         let durable = logbook.durableOffset
-        let (page, more) = logbook.snapshotState(idsAfter: after).firstById(changesMax: changesMax)
+        let (page, nextAfter) = logbook.statePage(after: after, changesMax: changesMax)
         return StatePage(
-            changes: page.unorderedChanges(), nextAfter: more ? page.entries.last?.id : nil,
+            changes: page.unorderedChanges(), nextAfter: nextAfter,
             covered: durable, epoch: epoch(before: durable), nodeId: logbook.nodeId)
     }
 
