@@ -314,18 +314,7 @@ public final class Logbook: @unchecked Sendable {
             var merged = MergedChanges(
                 batch: batch, acceptance: acceptance, offsets: startOffset..<startOffset)
             do throws(StorageError) {
-                if let acceptance {
-                    for index in acceptance.positions.indices {
-                        try appendAccepted(
-                            batch, acceptance.positions[index],
-                            localDbVersion: acceptance.localDbVersions[index])
-                    }
-                } else {
-                    for position in batch.indices {
-                        try appendAccepted(
-                            batch, position, localDbVersion: batch[position].localDbVersion)
-                    }
-                }
+                try appendAccepted(batch, acceptance)
                 let clock = crdt.getClock().currentTime()
                 if clock > loggedClock { try append(.clock(clock)) }
                 if durability == .fsyncEachAppend { try log.sync() }
@@ -360,20 +349,36 @@ public final class Logbook: @unchecked Sendable {
         return try appendEncoded(version: record.version)
     }
 
-    /// Logs `batch[position]`, accepted at `localDbVersion`, and hands it to the views: the
-    /// change is encoded where it lies, and copied only when a view takes it. Called with
-    /// the lock held.
+    /// Logs the accepted changes of `batch` (all of them at their own local versions when
+    /// `acceptance` is nil) in one call to the log, and hands them to the views: each change
+    /// is encoded where it lies, and copied only when a view takes it. Called with the lock
+    /// held.
     private func appendAccepted(
-        _ batch: [Change<String, String, Value>], _ position: Int, localDbVersion: UInt64
+        _ batch: [Change<String, String, Value>], _ acceptance: AcceptedChanges?
     ) throws(StorageError) {
-        encodeBuffer.removeAll(keepingCapacity: true)
-        ChangeRecordCodec.encode(
-            batch[position], localDbVersion: localDbVersion, into: &encodeBuffer)
-        let offset = try appendEncoded(version: localDbVersion)
+        let count = acceptance?.positions.count ?? batch.count
+        var highest: UInt64 = 0
+        var bytes = 0
+        let offsets = try log.append(count: count) { index, record in
+            let (position, version) =
+                if let acceptance {
+                    (acceptance.positions[index], acceptance.localDbVersions[index])
+                } else {
+                    (index, batch[index].localDbVersion)
+                }
+            ChangeRecordCodec.encode(batch[position], localDbVersion: version, into: &record)
+            highest = max(highest, version)
+            bytes += record.count
+            return version
+        }
+        loggedClock = max(loggedClock, highest)
+        snapshots.bytesSinceLast += Int64(bytes)
         guard !views.isEmpty else { return }
-        var change = batch[position]
-        change.localDbVersion = localDbVersion
-        for view in views { view.apply(change, at: offset) }
+        for (index, offset) in offsets.enumerated() {
+            var change = batch[acceptance?.positions[index] ?? index]
+            change.localDbVersion = acceptance?.localDbVersions[index] ?? change.localDbVersion
+            for view in views { view.apply(change, at: offset) }
+        }
     }
 
     /// Appends `encodeBuffer`, a record of `version`.

@@ -31,8 +31,8 @@ struct HubBatch {
     /// Throws `HubError.invalidChange` naming the first change over the engine's bounds
     /// (`ChangeLimits`): a push is refused whole, before anything of it is written.
     static func check(_ changes: [Change<String, String, Value>]) throws(HubError) {
-        for (index, change) in changes.enumerated() {
-            if let reason = ChangeLimits.reasonToRefuse(change) {
+        for index in changes.indices {
+            if let reason = ChangeLimits.reasonToRefuse(changes[index]) {
                 throw .invalidChange(index: index, reason: reason)
             }
         }

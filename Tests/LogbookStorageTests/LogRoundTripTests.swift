@@ -156,6 +156,47 @@ import Testing
         try log.close()
     }
 
+    /// `append(count:encodedBy:)` writes what one `append(_:version:)` per record writes:
+    /// the same offsets and bytes, across batch and segment boundaries and a reopen.
+    @Test(arguments: [[1], [0, 0], Array(repeating: 100, count: 500), [1023, 1, 1024, 1025]])
+    func recordsAppendedInOneCallRoundTrip(sizes: [Int]) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let written = sizes.enumerated().map { recordBytes($0.offset, size: $0.element) }
+        let log = try Log.open(directory: directory.path, configuration: configuration())
+        try log.append([7], version: 1)
+        let offsets = try log.append(count: written.count) { index, record in
+            record += written[index]
+            return UInt64(index + 2)
+        }
+        #expect(offsets == 1..<UInt64(written.count + 1))
+        #expect(try log.append(count: 0) { _, _ in 0 } == offsets.upperBound..<offsets.upperBound)
+        try log.close()
+        let reopened = try Log.open(directory: directory.path, configuration: configuration())
+        let read = try readAll(reopened)
+        #expect(read.map(\.0) == (0...UInt64(written.count)).map { $0 })
+        #expect(read.map(\.1) == [[7]] + written)
+        try reopened.close()
+    }
+
+    /// A record over the bound fails the call at its offset; the ones before it stay.
+    @Test func anOversizedRecordInOneCallKeepsTheOnesBefore() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try Log.open(directory: directory.path)
+        let error = #expect(throws: StorageError.self) {
+            try log.append(count: 3) { index, record in
+                record += [UInt8](repeating: 1, count: index == 1 ? Limits.recordSizeMax + 1 : 2)
+                return 1
+            }
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.logOffset == 1)
+        #expect(log.nextOffset == 1)
+        #expect(try readAll(log).map(\.1) == [[1, 1]])
+        try log.close()
+    }
+
     @Test func lz4CommandDecodesASegmentToTheRawRecords() throws {
         guard
             let lz4 = ["/usr/bin/lz4", "/usr/local/bin/lz4"].first(

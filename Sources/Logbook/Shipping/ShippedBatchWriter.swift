@@ -25,7 +25,8 @@ public struct ShippedBatchWriter: Sendable {
     /// exist (`ChangeLimits` bounds every part far below it).
     public mutating func add(_ change: Change<String, String, Value>, at offset: UInt64) {
         record.removeAll(keepingCapacity: true)
-        ChangeRecordCodec.encode(.change(change), into: &record)
+        // Not through `.change(change)`: wrapping the change in the enum copies it.
+        ChangeRecordCodec.encode(change, localDbVersion: change.localDbVersion, into: &record)
         if !encoder.canAppend(byteCount: record.count) { closeBatch() }
         record.withUnsafeBytes {
             encoder.append(offset: offset, version: change.localDbVersion, record: $0)

@@ -21,8 +21,9 @@ public enum StatePageBatches {
         bytes: [UInt8], batchCount: Int
     ) {
         var writer = ShippedBatchWriter()
-        for (offset, change) in changes.enumerated() {
-            writer.add(change, at: UInt64(offset))
+        // By index: `enumerated()` would copy each change only to encode it.
+        for offset in changes.indices {
+            writer.add(changes[offset], at: UInt64(offset))
             if writer.openBytes >= batchRawTarget { writer.closeBatch() }
         }
         let bytes = writer.finish()
