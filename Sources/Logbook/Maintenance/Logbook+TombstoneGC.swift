@@ -73,22 +73,18 @@ extension Logbook {
     /// so the receiver cannot re-insert one while a peer still holds its tombstone. In
     /// `getChangesSince`'s order. See `ReplicationSource.statePage` for the bounded form.
     public func snapshotChanges() -> [Change<String, String, Value>] {
-        snapshotState(idsAfter: nil).changes()
-    }
-
-    /// What `snapshotChanges` holds, for the records with ids after `idsAfter`, gathered
-    /// under the lock without building a change (see `ChangedState`): writers wait for one
-    /// walk over the ids, not for the changes to be built, sorted and encoded.
-    func snapshotState(idsAfter: String?) -> ChangedState<String, String, Value> {
-        locked {
-            var state = crdt.changedState(since: 0, idsAfter: idsAfter)
+        // Gathered under the lock without building a change (see `ChangedState`): writers
+        // wait for one walk over the ids, not for the changes to be built and sorted.
+        let state = locked {
+            var state = crdt.changedState(since: 0)
             for round in collection.rounds {
-                for record in round.records where idsAfter.map({ record.id > $0 }) ?? true {
+                for record in round.records {
                     state.entries.append((record.id, .deleted(Self.fencedDeletion(record))))
                 }
             }
             return state
         }
+        return state.changes()
     }
 
     /// The deletion a snapshot holds for a collected, fenced record: its origin's version,
