@@ -22,7 +22,6 @@ public final class Logbook: @unchecked Sendable {
     private var committer: GroupCommitter?
     private var loggedClock: UInt64
     var failure: LogbookError?
-    private var encodeBuffer: [UInt8] = []
     private var isMaintaining = false
     /// What tombstone GC has done (guarded by `lock`).
     var collection: TombstoneCollectionState
@@ -344,9 +343,10 @@ public final class Logbook: @unchecked Sendable {
     /// Called with the lock held. Returns the record's offset.
     @discardableResult
     private func append(_ record: ChangeRecord) throws(StorageError) -> UInt64 {
-        encodeBuffer.removeAll(keepingCapacity: true)
-        ChangeRecordCodec.encode(record, into: &encodeBuffer)
-        return try appendEncoded(version: record.version)
+        try appendRecords(count: 1) { _, bytes in
+            ChangeRecordCodec.encode(record, into: &bytes)
+            return record.version
+        }.lowerBound
     }
 
     /// Logs the accepted changes of `batch` (all of them at their own local versions when
@@ -356,37 +356,43 @@ public final class Logbook: @unchecked Sendable {
     private func appendAccepted(
         _ batch: [Change<String, String, Value>], _ acceptance: AcceptedChanges?
     ) throws(StorageError) {
+        // The accepted change at `index`: its place in `batch` and the local version it took.
+        func accepted(_ index: Int) -> (position: Int, version: UInt64) {
+            guard let acceptance else { return (index, batch[index].localDbVersion) }
+            return (acceptance.positions[index], acceptance.localDbVersions[index])
+        }
         let count = acceptance?.positions.count ?? batch.count
+        let offsets = try appendRecords(count: count) { index, record in
+            let (position, version) = accepted(index)
+            ChangeRecordCodec.encode(batch[position], localDbVersion: version, into: &record)
+            return version
+        }
+        guard !views.isEmpty else { return }
+        for (index, offset) in offsets.enumerated() {
+            let (position, version) = accepted(index)
+            var change = batch[position]
+            change.localDbVersion = version
+            for view in views { view.apply(change, at: offset) }
+        }
+    }
+
+    /// Appends the `count` records `encode` writes (`Log.append(count:encodedBy:)`), and
+    /// counts them into the logged clock and the bytes since the last snapshot. Called with
+    /// the lock held.
+    private func appendRecords(
+        count: Int, _ encode: (Int, inout [UInt8]) -> UInt64
+    ) throws(StorageError) -> Range<UInt64> {
         var highest: UInt64 = 0
         var bytes = 0
         let offsets = try log.append(count: count) { index, record in
-            let (position, version) =
-                if let acceptance {
-                    (acceptance.positions[index], acceptance.localDbVersions[index])
-                } else {
-                    (index, batch[index].localDbVersion)
-                }
-            ChangeRecordCodec.encode(batch[position], localDbVersion: version, into: &record)
+            let version = encode(index, &record)
             highest = max(highest, version)
             bytes += record.count
             return version
         }
         loggedClock = max(loggedClock, highest)
         snapshots.bytesSinceLast += Int64(bytes)
-        guard !views.isEmpty else { return }
-        for (index, offset) in offsets.enumerated() {
-            var change = batch[acceptance?.positions[index] ?? index]
-            change.localDbVersion = acceptance?.localDbVersions[index] ?? change.localDbVersion
-            for view in views { view.apply(change, at: offset) }
-        }
-    }
-
-    /// Appends `encodeBuffer`, a record of `version`.
-    private func appendEncoded(version: UInt64) throws(StorageError) -> UInt64 {
-        let offset = try log.append(encodeBuffer, version: version)
-        loggedClock = max(loggedClock, version)
-        snapshots.bytesSinceLast += Int64(encodeBuffer.count)
-        return offset
+        return offsets
     }
 
     /// Called with the lock held: remembers the first failure, which poisons the instance.

@@ -8,22 +8,8 @@ extension Log {
     public func append(_ record: UnsafeRawBufferPointer, version: UInt64) throws(StorageError)
         -> UInt64
     {
-        guard !isClosed else {
-            throw StorageError(.closed, "append to a closed log", path: directory)
-        }
-        try requireWritable("append")
-        guard record.count <= Limits.recordSizeMax else {
-            throw StorageError(
-                .invalidArgument, "record of \(record.count) bytes exceeds \(Limits.recordSizeMax)",
-                path: directory, logOffset: nextOffset)
-        }
-        if !hasBegunEpoch { try beginEpoch() }
-        if !pending.canAppend(byteCount: record.count) { try flush() }
-        let offset = nextOffset
-        pending.append(offset: offset, version: version, record: record)
-        nextOffset += 1
-        if pending.rawSize >= configuration.batchSizeTarget { try flush() }
-        return offset
+        try prepareToAppend()
+        return try appendChecked(record, version: version)
     }
 
     /// Appends `count` records, each written by `encode(index, &buffer)` into a buffer
@@ -38,31 +24,51 @@ extension Log {
     ) throws(StorageError) -> Range<UInt64> {
         let start = nextOffset
         guard count > 0 else { return start..<start }
-        guard !isClosed else {
-            throw StorageError(.closed, "append to a closed log", path: directory)
-        }
-        try requireWritable("append")
-        if !hasBegunEpoch { try beginEpoch() }
+        try prepareToAppend()
         var record = recordBuffer
         recordBuffer = []
         defer { recordBuffer = record }
         for index in 0..<count {
             record.removeAll(keepingCapacity: true)
             let version = encode(index, &record)
-            guard record.count <= Limits.recordSizeMax else {
-                throw StorageError(
-                    .invalidArgument,
-                    "record of \(record.count) bytes exceeds \(Limits.recordSizeMax)",
-                    path: directory, logOffset: nextOffset)
-            }
-            if !pending.canAppend(byteCount: record.count) { try flush() }
+            var failure: StorageError?
             record.withUnsafeBytes { bytes in
-                pending.append(offset: nextOffset, version: version, record: bytes)
+                do throws(StorageError) { try appendChecked(bytes, version: version) } catch {
+                    failure = error
+                }
             }
-            nextOffset += 1
-            if pending.rawSize >= configuration.batchSizeTarget { try flush() }
+            if let failure { throw failure }
         }
         return start..<nextOffset
+    }
+
+    /// What every append checks first: the log is open and writable.
+    private func prepareToAppend() throws(StorageError) {
+        guard !isClosed else {
+            throw StorageError(.closed, "append to a closed log", path: directory)
+        }
+        try requireWritable("append")
+    }
+
+    /// Appends one record after `prepareToAppend()`: checks its size, begins this open's
+    /// epoch at its first record, flushes a full batch before it and a batch at its target
+    /// after it; returns the record's offset.
+    @discardableResult
+    private func appendChecked(_ record: UnsafeRawBufferPointer, version: UInt64)
+        throws(StorageError) -> UInt64
+    {
+        guard record.count <= Limits.recordSizeMax else {
+            throw StorageError(
+                .invalidArgument, "record of \(record.count) bytes exceeds \(Limits.recordSizeMax)",
+                path: directory, logOffset: nextOffset)
+        }
+        if !hasBegunEpoch { try beginEpoch() }
+        if !pending.canAppend(byteCount: record.count) { try flush() }
+        let offset = nextOffset
+        pending.append(offset: offset, version: version, record: record)
+        nextOffset += 1
+        if pending.rawSize >= configuration.batchSizeTarget { try flush() }
+        return offset
     }
 
     /// Appends an array of bytes as one record.
