@@ -19,35 +19,59 @@ extension HubStore {
     public func batches(in stream: HubStream, from offset: UInt64, maxBytes: Int) async throws
         -> FetchedBatches
     {
-        let since = HubOffsets.since(offset)
-        // Shipped changes take 10–40 bytes each; a page of whole versions about that large.
-        let page = try await changes(
-            in: stream, since: since, limit: max(1, min(maxBytes / 16, 200_000)))
-        guard since <= page.hubVersion else {
-            throw HubError.diverged(since: since, hubVersion: page.hubVersion)
-        }
-        var writer = ShippedBatchWriter()
-        var version: UInt64 = 0
-        var index: UInt64 = 0
-        for change in page.changes {
-            if change.localDbVersion != version {
-                version = change.localDbVersion
-                index = 0
-            }
-            guard let at = HubOffsets.offset(version: version, index: index) else {
-                throw HubError.corruptRow(
-                    "hub version \(version) holds over \(HubOffsets.rowsPerVersionMax - 1) rows")
-            }
-            writer.add(change, at: at)
-            index += 1
-        }
-        let next = writer.changeCount > 0 ? writer.nextOffset : offset
-        let bytes = writer.finish()
-        return FetchedBatches(
-            bytes: bytes, batchCount: writer.batchCount,
-            durableOffset: page.isComplete ? next : HubOffsets.after(version: page.hubVersion),
-            nextOffset: next)
+        try await batches(
+            in: stream, from: offset, maxBytes: maxBytes, pageRows: Self.pipelinedPageRows)
     }
+
+    /// `batches(in:from:maxBytes:)` reading at most `pageRows` rows of each table per query
+    /// (the answer does not depend on it; at least 1).
+    func batches(in stream: HubStream, from offset: UInt64, maxBytes: Int, pageRows: Int)
+        async throws -> FetchedBatches
+    {
+        let since = HubOffsets.since(offset)
+        // Shipped changes take 10–40 bytes each; pages of whole versions about that large.
+        // As in one query of `logbook_page`, the bound counts each table's rows: the answer
+        // ends with the version holding the bound's row of the table that reaches it first.
+        let rowsMax = max(1, min(maxBytes / 16, 200_000))
+        let pageRows = max(1, pageRows)
+        var left = (cells: rowsMax, tombstones: rowsMax)
+        var reader = HubPageReader(stream: stream, since: since, limit: min(rowsMax, pageRows))
+        var row = try await reader.fetch(on: client, logger: logger)
+        var framing = HubPageFraming()
+        // The database reads the next page while this process decodes and frames the last:
+        // on a long catch-up each side then waits less for the other. A read that turns out
+        // not to be needed is left to finish and dropped, not cancelled: cancelling a query
+        // can cost its connection.
+        while true {
+            let head = try reader.head(of: row)
+            guard reader.since <= head.hubVersion else {
+                throw HubError.diverged(since: reader.since, hubVersion: head.hubVersion)
+            }
+            left = (left.cells - head.cells, left.tombstones - head.tombstones)
+            var next: (reader: HubPageReader, row: Task<PostgresRow, any Error>)?
+            if let last = head.lastVersion, last < head.hubVersion, left.cells > 0,
+                left.tombstones > 0
+            {
+                let following = HubPageReader(
+                    stream: stream, since: last,
+                    limit: min(pageRows, left.cells, left.tombstones))
+                let (client, logger) = (client, logger)
+                next = (following, Task { try await following.fetch(on: client, logger: logger) })
+            }
+            let page = try reader.page(row)
+            metrics.pulledChanges.increment(by: Int64(page.changes.count))
+            try framing.add(page.changes)
+            guard let next, !page.isComplete, next.reader.since == page.nextSince else {
+                return framing.finish(
+                    from: offset, complete: page.isComplete, hubVersion: page.hubVersion)
+            }
+            (reader, row) = (next.reader, try await next.row.value)
+        }
+    }
+
+    /// The rows of each query of a long catch-up: large enough that a query's own cost
+    /// is small beside its rows', small enough that the first comes back soon.
+    static let pipelinedPageRows = 25_000
 
     /// One page of the stream's state: whole records after `after` in id order, about
     /// `changesMax` changes, covering every version up to the stream's when the page was

@@ -33,6 +33,23 @@ struct PostgresBinaryArray {
         try bytes.withUnsafeBytes { raw in try parse(raw, of: element, column: column) }
     }
 
+    /// The element count `cell`'s header announces, without reading the elements: 0 for
+    /// a NULL or empty array, nil when the header is cut short. A hint for planning only;
+    /// `init` checks the same count against the elements.
+    static func announcedCount(_ cell: PostgresCell?) -> Int? {
+        guard let cell, cell.format == .binary else { return nil }
+        guard let buffer = cell.bytes else { return 0 }
+        let view = buffer.readableBytesView
+        func int32(at offset: Int) -> Int32? {
+            guard view.count >= offset + 4 else { return nil }
+            let start = view.index(view.startIndex, offsetBy: offset)
+            return view[start..<(start + 4)].reduce(0) { $0 << 8 | Int32($1) }
+        }
+        guard let dimensions = int32(at: 0) else { return nil }
+        guard dimensions == 1 else { return dimensions == 0 ? 0 : nil }
+        return int32(at: 12).map(Int.init)
+    }
+
     private mutating func parse(
         _ raw: UnsafeRawBufferPointer, of element: PostgresDataType, column: String
     ) throws {
