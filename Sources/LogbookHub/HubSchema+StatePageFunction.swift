@@ -65,3 +65,30 @@ extension HubSchema {
             """
         ])
 }
+
+/// Migration 7: `logbook_state_page` plans each call for its own bounds.
+///
+/// PL/pgSQL keeps a generic plan for a function's queries after five calls when it looks no
+/// dearer than the custom ones. A generic plan cannot bound its index scan by a parameter
+/// that may be NULL (`after_id IS NULL OR c.record_id > after_id`, and the same for
+/// `last_id`), so a page may walk the stream's index past its own rows. Paging a
+/// 200,000-change state (`logbook bench hub`) read 119–237 k changes/s in six runs before
+/// and 468 and 506 k/s after. Planning per call costs little beside a page of 10,000 rows.
+/// Bitmap and sequential scans are off, as for `logbook_page` (statistics lag a burst of
+/// merges).
+extension HubSchema {
+    static let statePagePlans = Migration(
+        version: 7,
+        statements: [
+            """
+            ALTER FUNCTION logbook_state_page(bigint, bytea, bigint)
+                SET plan_cache_mode = force_custom_plan
+            """,
+            """
+            ALTER FUNCTION logbook_state_page(bigint, bytea, bigint) SET enable_bitmapscan = off
+            """,
+            """
+            ALTER FUNCTION logbook_state_page(bigint, bytea, bigint) SET enable_seqscan = off
+            """,
+        ])
+}

@@ -191,6 +191,7 @@ public enum HubSchema {
         groupedMerge,
         pageFunction,
         statePageFunction,
+        statePagePlans,
     ]
 
     /// Applies every migration the database lacks; returns the versions applied (empty when
