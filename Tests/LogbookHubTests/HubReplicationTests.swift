@@ -30,6 +30,12 @@ import Testing
                 logbook: logbook, hub: server.url(), stream: stream, token: token,
                 ledger: PeerLedger(for: logbook))
         }
+
+        /// Closes the Logbook and removes its directory.
+        func close() {
+            try? logbook.close()
+            directory.remove()
+        }
     }
 
     static func withStream(
@@ -62,7 +68,7 @@ import Testing
             let nodes = try (1...3).map {
                 try Node(id: UInt64($0), server: server, stream: stream, token: token)
             }
-            defer { for node in nodes { try? node.logbook.close() } }
+            defer { for node in nodes { node.close() } }
             var random = SeededGenerator(seed: 15)
             var written = [0, 0, 0]
             for round in 0..<3 {
@@ -109,8 +115,8 @@ import Testing
             let writer = try Node(id: 1, server: server, stream: stream, token: token)
             let reader = try Node(id: 2, server: server, stream: stream, token: token)
             defer {
-                try? writer.logbook.close()
-                try? reader.logbook.close()
+                writer.close()
+                reader.close()
             }
             /// The writer writes `count` records named `prefix`N and syncs them to the hub.
             func writeAndSync(_ prefix: String, _ count: Int) async throws {
@@ -163,8 +169,8 @@ import Testing
             let node = try Node(
                 id: 7, server: server, stream: stream, token: token, directory: directory)
             defer {
-                try? node.logbook.close()
-                try? other.logbook.close()
+                node.close()
+                other.close()
             }
             let report = try await node.link.sync()
             #expect(report.pushed.sent == 0, "the restart pushed again what the hub holds")
@@ -197,8 +203,8 @@ import Testing
                 id: 2, server: server, stream: stream, token: token, directory: directory)
             node.link.pullOptions.statePageChanges = 4
             defer {
-                try? source.logbook.close()
-                try? node.logbook.close()
+                source.close()
+                node.close()
             }
             let report = try await node.link.sync()
             #expect(report.pulled.divergences == 1)
@@ -212,7 +218,7 @@ import Testing
     @Test func nodesAndACrdtLiteClientConvergeOnOneStream() async throws {
         try await Self.withStream { store, server, stream, token in
             let node = try Node(id: 1, server: server, stream: stream, token: token)
-            defer { try? node.logbook.close() }
+            defer { node.close() }
             _ = try await node.logbook.insertOrUpdate("lamp", fields: [("on", true)])
             _ = try await node.link.sync()
             let client = CRDT<String, String, Value>(nodeId: 2)
@@ -271,8 +277,8 @@ import Testing
             let writer = try Node(id: 1, server: server, stream: stream, token: token)
             let follower = try Node(id: 2, server: server, stream: stream, token: token)
             defer {
-                try? writer.logbook.close()
-                try? follower.logbook.close()
+                writer.close()
+                follower.close()
             }
             let following = Task { [link = follower.link] in
                 await link.run(wait: .seconds(10))
