@@ -9,9 +9,6 @@ struct HubPageFraming {
     private var version: UInt64 = 0
     private var index: UInt64 = 0
 
-    /// Changes framed so far.
-    var changeCount: Int { writer.changeCount }
-
     /// Frames `changes`; throws when a version holds more rows than an offset can number.
     mutating func add(_ changes: [Change<String, String, Value>]) throws {
         for change in changes {

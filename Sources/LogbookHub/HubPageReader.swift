@@ -12,7 +12,8 @@ struct HubPageReader {
     let limit: Int
 
     func read(on client: PostgresClient, logger: Logger) async throws -> HubPage {
-        try page(try await fetch(on: client, logger: logger))
+        let row = try await fetch(on: client, logger: logger)
+        return try page(row, head: try head(of: row))
     }
 
     /// The page's one row, not yet decoded: a reader may ask for the next page (`head`
@@ -57,9 +58,8 @@ struct HubPageReader {
             tombstones: tombstones)
     }
 
-    /// The page `row` holds.
-    func page(_ row: PostgresRow) throws -> HubPage {
-        let head = try head(of: row)
+    /// The page `row` holds; `head` is `head(of: row)`.
+    func page(_ row: PostgresRow, head: Head) throws -> HubPage {
         let cells = try HubChangeArrays.cells(row, from: 3, in: .version)
         let deletions = try HubChangeArrays.tombstones(row, from: 10, in: .version)
         // Rows of one version need no order among them: a page holds whole versions, and a

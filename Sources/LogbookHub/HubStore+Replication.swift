@@ -58,7 +58,7 @@ extension HubStore {
                 let (client, logger) = (client, logger)
                 next = (following, Task { try await following.fetch(on: client, logger: logger) })
             }
-            let page = try reader.page(row)
+            let page = try reader.page(row, head: head)
             metrics.pulledChanges.increment(by: Int64(page.changes.count))
             try framing.add(page.changes)
             guard let next, !page.isComplete, next.reader.since == page.nextSince else {
