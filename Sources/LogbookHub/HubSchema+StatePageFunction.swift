@@ -68,14 +68,16 @@ extension HubSchema {
 
 /// Migration 7: `logbook_state_page` plans each call for its own bounds.
 ///
-/// PL/pgSQL keeps a generic plan for a function's queries after five calls when it looks no
-/// dearer than the custom ones. A generic plan cannot bound its index scan by a parameter
-/// that may be NULL (`after_id IS NULL OR c.record_id > after_id`, and the same for
-/// `last_id`), so a page may walk the stream's index past its own rows. Paging a
-/// 200,000-change state (`logbook bench hub`) read 119–237 k changes/s in six runs before
-/// and 468 and 506 k/s after. Planning per call costs little beside a page of 10,000 rows.
-/// Bitmap and sequential scans are off, as for `logbook_page` (statistics lag a burst of
-/// merges).
+/// Both plans PostgreSQL chose were wrong for paging (auto_explain, a page of 1,000 rows
+/// 2,000 rows into a 20,000-row stream): the first five calls' custom plans found the
+/// page's boundary with a bitmap scan of every row after `after_id` (17,995) and a sort,
+/// 11–14 ms; from the sixth call PL/pgSQL kept a generic plan, which cannot bound an index
+/// scan by a parameter that may be NULL (`after_id IS NULL OR record_id > after_id`), so it
+/// walked the stream from its first row and filtered (2,005 rows removed), 4.3 ms there and
+/// more the further a reader gets. With custom plans and no bitmap or sequential scans the
+/// boundary is an index scan from `after_id` that reads the page's 1,000 rows: 2.3 ms.
+/// Paging a 200,000-change state (`logbook bench hub`) read 119–237 k changes/s in six runs
+/// before and 468 and 506 k/s after.
 extension HubSchema {
     static let statePagePlans = Migration(
         version: 7,
