@@ -67,8 +67,10 @@ public struct HubServer: Sendable {
     let configuration: Configuration
     /// Wakes long polls; runs beside the server.
     let notifier: HubChangeNotifier
-    /// Grants and shared answers.
+    /// Shared answers.
     let cache = HubReadCache()
+    /// Grants found in the database.
+    let grants = HubGrantCache()
 
     /// A server answering from `store`.
     public init(store: HubStore, configuration: Configuration = Configuration()) {
@@ -230,14 +232,27 @@ public struct HubServer: Sendable {
     }
 
     /// The grant `token` has on stream `name`: from memory when fresh (no database call, so
-    /// no deadline to arm: a follower's poll costs no timer here), else looked up.
-    private func grant(token: String, stream name: String) async throws
-        -> (stream: HubStream, grant: HubGrant)?
+    /// no deadline to arm: a follower's frame costs no timer here), else looked up. A grant
+    /// about to run out is still answered from memory while one lookup refreshes it.
+    private func grant(token: String, stream name: String) async throws -> HubGrantCache.Found? {
+        if let (found, refresh) = grants.held(token: token, stream: name) {
+            if refresh { Task { _ = try? await lookUpGrant(token: token, stream: name) } }
+            return found
+        }
+        return try await lookUpGrant(token: token, stream: name)
+    }
+
+    /// Looks `token`'s grant on `name` up in the database, once for every request asking
+    /// meanwhile; the lookup carries the database bound, so none of them waits longer.
+    private func lookUpGrant(token: String, stream name: String) async throws
+        -> HubGrantCache.Found?
     {
-        if let held = cache.freshGrant(token: token, stream: name) { return held }
-        return try await mapped {
-            try await cache.grant(token: token, stream: name) {
-                try await store.grant(for: token, stream: name)
+        let limit = configuration.databaseWaitMax
+        return try await mappingErrors {
+            try await grants.lookUp(token: token, stream: name) { [store] in
+                try await DatabaseDeadline.run(within: limit) {
+                    try await store.grant(for: token, stream: name)
+                }
             }
         }
     }

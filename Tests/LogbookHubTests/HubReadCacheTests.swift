@@ -6,8 +6,8 @@ import Testing
 @testable import LogbookHub
 
 // A hub process's cache: followers asking from one offset after one merge share one read;
-// a request that waited for a later merge gets a read of its own; failures and refusals are
-// not remembered.
+// a request that waited for a later merge gets a read of its own; failures are not
+// remembered.
 struct HubReadCacheTests {
     static func answer(_ offset: UInt64) -> FetchedBatches {
         FetchedBatches(bytes: [], batchCount: 0, durableOffset: offset, nextOffset: offset)
@@ -47,27 +47,5 @@ struct HubReadCacheTests {
         }
         let answer = try await cache.batches(key, generation: 1) { Self.answer(5) }
         #expect(answer.nextOffset == 5)
-    }
-
-    @Test func grantsAreRememberedRefusalsAreNot() async throws {
-        let cache = HubReadCache()
-        let lookUps = Atomic<Int>(0)
-        let stream = HubStream(id: 3, name: "s")
-        for _ in 0..<3 {
-            let found = try await cache.grant(token: "lbh_x", stream: "s") {
-                lookUps.add(1, ordering: .relaxed)
-                return (stream, .readWrite)
-            }
-            #expect(found?.grant == .readWrite)
-        }
-        #expect(lookUps.load(ordering: .relaxed) == 1)
-        for _ in 0..<2 {
-            let refused = try await cache.grant(token: "lbh_y", stream: "s") {
-                lookUps.add(1, ordering: .relaxed)
-                return nil
-            }
-            #expect(refused == nil)
-        }
-        #expect(lookUps.load(ordering: .relaxed) == 3)
     }
 }
