@@ -69,7 +69,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .target(
-            name: "LogbookViews", dependencies: ["Logbook", "LogbookCRDT"],
+            name: "LogbookViews", dependencies: ["Logbook", "LogbookCRDT", "CMemoryHints"],
             swiftSettings: strictSettings),
         .target(
             name: "LogbookWorkloads",

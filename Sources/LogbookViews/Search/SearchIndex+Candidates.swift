@@ -1,3 +1,5 @@
+import CMemoryHints
+
 /// Search's candidates: every entity a posting list names, with an upper bound on its score,
 /// in a queue that only holds what can still reach the results.
 extension SearchIndex {
@@ -45,9 +47,10 @@ extension SearchIndex {
         }
         let floor = scoreFloor(leaders.slots, parsed, limit: limit)
         // The similarity term last: by lengths, then, for what can still reach the floor,
-        // by the character histograms (a cache miss each, so only for those).
-        let histograms = nameHistograms
+        // by the character histograms (a cache miss each, so only for those, and those
+        // loaded a few candidates ahead so the misses overlap).
         var queue = BoundQueue()
+        var histogramChecks: [(slot: Int32, base: Double, byLengths: Double)] = []
         for (slot, base) in candidates where base + 1 >= floor {  // the term adds at most 1
             let fact = facts[Int(slot)]
             var ceiling = 0.0
@@ -55,13 +58,31 @@ extension SearchIndex {
                 let shorter = min(Int(fact.nameLength), queryLength)
                 ceiling = fact.similarityCeiling(queryLength: queryLength, common: shorter)
                 if ceiling > 0 && base + ceiling >= floor && shorter <= 255 {
-                    ceiling = fact.similarityCeiling(
-                        queryLength: queryLength,
-                        common: histograms[Int(slot)].commonBound(with: parsed.histogram))
+                    histogramChecks.append((slot, base, ceiling))
+                    continue
                 }
             }
             guard base + ceiling >= floor else { continue }
             queue.append(slot, bound: base + ceiling, refined: ceiling == 0)
+        }
+        nameHistograms.withUnsafeBufferPointer { histograms in
+            let ahead = 8
+            for index in histogramChecks.indices {
+                if index + ahead < histogramChecks.count, let start = histograms.baseAddress {
+                    let next = Int(histogramChecks[index + ahead].slot)
+                    if next < histograms.count { logbook_prefetch_for_read(start + next) }
+                }
+                let (slot, base, byLengths) = histogramChecks[index]
+                // Unchecked in release: the slot is read only when the buffer holds it.
+                let ceiling =
+                    Int(slot) < histograms.count
+                    ? facts[Int(slot)].similarityCeiling(
+                        queryLength: queryLength,
+                        common: histograms[Int(slot)].commonBound(with: parsed.histogram))
+                    : byLengths
+                guard base + ceiling >= floor else { continue }
+                queue.append(slot, bound: base + ceiling, refined: ceiling == 0)
+            }
         }
         queue.heapify()
         return (queue, marks)
