@@ -45,12 +45,13 @@ final class HubGrantCache: @unchecked Sendable {
         self.refreshAhead = refreshAhead
     }
 
-    /// The grant held for `token` on `stream` while it is fresh. `refresh` is true for the
-    /// one caller that first finds it within `refreshAhead` of running out: that caller
-    /// starts `lookUp(token:stream:by:)` without waiting for it.
-    func held(token: String, stream: String) -> (found: Found, refresh: Bool)? {
+    /// The grant held for `token` on `stream` while it is fresh at `now`. `refresh` is true
+    /// for the one caller that first finds it within `refreshAhead` of running out: that
+    /// caller starts `lookUp(token:stream:by:)` without waiting for it.
+    func held(token: String, stream: String, at now: ContinuousClock.Instant = .now)
+        -> (found: Found, refresh: Bool)?
+    {
         let key = Key(token: token, stream: stream)
-        let now = ContinuousClock.now
         return lock.withLock {
             guard var entry = held[key], entry.until > now else { return nil }
             guard !entry.refreshing, entry.until - now <= refreshAhead else {

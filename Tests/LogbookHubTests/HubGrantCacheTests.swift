@@ -49,31 +49,38 @@ struct HubGrantCacheTests {
         #expect(cache.held(token: "lbh_y", stream: "s") == nil)
     }
 
+    // Times are given, not slept: a loaded machine may run a test's steps seconds apart.
+    // A lookup starts after `before` and before `after`, so its grant runs out between
+    // `before + lifetime` and `after + lifetime`.
     @Test func aGrantInUseIsRefreshedOnceBeforeItRunsOut() async throws {
-        // Trusted 10 s, refreshed in its last 9.5: fresh for the first half second only.
-        let cache = HubGrantCache(lifetime: .seconds(10), refreshAhead: .milliseconds(9_500))
+        let cache = HubGrantCache(lifetime: .seconds(100), refreshAhead: .seconds(10))
+        let before = ContinuousClock.now
         _ = try await cache.lookUp(token: "lbh_x", stream: "s") { (Self.stream, .readWrite) }
-        #expect(cache.held(token: "lbh_x", stream: "s")?.refresh == false)
-        try await Task.sleep(for: .milliseconds(600))
-        #expect(cache.held(token: "lbh_x", stream: "s")?.refresh == true)
+        let after = ContinuousClock.now
+        let fresh = before + .seconds(89)  // more than 10 s before it runs out
+        let due = after + .seconds(90)  // at most 10 s before, and before it runs out
+        #expect(cache.held(token: "lbh_x", stream: "s", at: fresh)?.refresh == false)
+        #expect(cache.held(token: "lbh_x", stream: "s", at: due)?.refresh == true)
         // Later callers are answered from memory and leave the refresh to the first.
-        #expect(cache.held(token: "lbh_x", stream: "s")?.refresh == false)
-        #expect(cache.held(token: "lbh_x", stream: "s")?.found.grant == .readWrite)
+        #expect(cache.held(token: "lbh_x", stream: "s", at: due)?.refresh == false)
+        #expect(cache.held(token: "lbh_x", stream: "s", at: due)?.found.grant == .readWrite)
 
         struct Unreachable: Error {}
         await #expect(throws: Unreachable.self) {
             try await cache.lookUp(token: "lbh_x", stream: "s") { throw Unreachable() }
         }
         // The failed refresh kept the grant and lets the next caller try again.
-        #expect(cache.held(token: "lbh_x", stream: "s")?.refresh == true)
+        #expect(cache.held(token: "lbh_x", stream: "s", at: due)?.refresh == true)
         _ = try await cache.lookUp(token: "lbh_x", stream: "s") { (Self.stream, .readWrite) }
-        #expect(cache.held(token: "lbh_x", stream: "s")?.refresh == false)
+        // Held anew from the refresh: served past the first grant's end.
+        #expect(cache.held(token: "lbh_x", stream: "s", at: after + .seconds(100)) != nil)
     }
 
     @Test func anExpiredGrantIsNotServed() async throws {
-        let cache = HubGrantCache(lifetime: .milliseconds(100), refreshAhead: .zero)
+        let cache = HubGrantCache(lifetime: .seconds(100), refreshAhead: .zero)
         _ = try await cache.lookUp(token: "lbh_x", stream: "s") { (Self.stream, .readWrite) }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(cache.held(token: "lbh_x", stream: "s") == nil)
+        let after = ContinuousClock.now
+        #expect(cache.held(token: "lbh_x", stream: "s", at: after + .seconds(100)) == nil)
+        #expect(cache.held(token: "lbh_x", stream: "s", at: after)?.refresh == false)
     }
 }

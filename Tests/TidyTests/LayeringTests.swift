@@ -15,7 +15,7 @@ import Testing
         // bootstraps a backend.
         "LogbookStorage": ["Foundation", "CLZ4", "CCRC32C", "Glibc", "Darwin", "CoreMetrics"],
         "Logbook": ["Foundation", "LogbookCRDT", "LogbookStorage", "CMemoryHints", "CoreMetrics"],
-        "LogbookViews": ["Foundation", "Logbook", "LogbookCRDT"],
+        "LogbookViews": ["Foundation", "Logbook", "LogbookCRDT", "CMemoryHints"],
         "LogbookWorkloads": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookViews",
         ],
