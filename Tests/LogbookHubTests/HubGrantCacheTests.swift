@@ -11,17 +11,27 @@ struct HubGrantCacheTests {
     static let stream = HubStream(id: 3, name: "s")
 
     @Test func requestsAskingAtOnceShareOneLookup() async throws {
-        let cache = HubGrantCache()
+        let cache = HubGrantCache(lifetime: .seconds(100))
         let lookUps = Atomic<Int>(0)
+        let asking = Atomic<Int>(0)
+        let requests = 100
+        // The lookup answers only once every request has asked (and a little after, for the
+        // last one to reach the cache): however slowly a loaded machine starts the tasks,
+        // they all ask while it runs.
         let lookUp: @Sendable () async throws -> HubGrantCache.Found? = {
             lookUps.add(1, ordering: .relaxed)
-            try await Task.sleep(for: .milliseconds(100))
+            while asking.load(ordering: .acquiring) < requests {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try await Task.sleep(for: .milliseconds(50))
             return (Self.stream, .readWrite)
         }
+        let ask: @Sendable () async throws -> HubGrantCache.Found? = {
+            asking.add(1, ordering: .releasing)
+            return try await cache.lookUp(token: "lbh_x", stream: "s", by: lookUp)
+        }
         try await withThrowingTaskGroup(of: HubGrantCache.Found?.self) { group in
-            for _ in 0..<100 {
-                group.addTask { try await cache.lookUp(token: "lbh_x", stream: "s", by: lookUp) }
-            }
+            for _ in 0..<requests { group.addTask(operation: ask) }
             for try await found in group { #expect(found?.grant == .readWrite) }
         }
         #expect(lookUps.load(ordering: .relaxed) == 1)
