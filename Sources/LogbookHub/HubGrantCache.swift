@@ -76,18 +76,15 @@ final class HubGrantCache: @unchecked Sendable {
         let key = Key(token: token, stream: stream)
         let task = lock.withLock {
             if let running = lookUps[key] { return running }
-            // The task records its answer under `lock`, so not before this entry is made.
+            // The task records its outcome under `lock`, so not before this entry is made.
             let task = Task { [self] in
-                let started = ContinuousClock.now
+                let until = ContinuousClock.now + lifetime
                 do {
                     let found = try await lookUp()
-                    record(found, for: key, until: started + lifetime)
+                    finish(key, with: .success(found), until: until)
                     return found
                 } catch {
-                    lock.withLock {
-                        lookUps[key] = nil
-                        held[key]?.refreshing = false
-                    }
+                    finish(key, with: .failure(error), until: until)
                     throw error
                 }
             }
@@ -97,15 +94,22 @@ final class HubGrantCache: @unchecked Sendable {
         return try await task.value
     }
 
-    private func record(_ found: Found?, for key: Key, until: ContinuousClock.Instant) {
+    /// Ends the lookup for `key`: a grant found is held until `until`, a refusal ends a
+    /// held grant, a failure leaves it to run out and lets the next caller refresh it.
+    private func finish(
+        _ key: Key, with outcome: Result<Found?, any Error>, until: ContinuousClock.Instant
+    ) {
         lock.withLock {
             lookUps[key] = nil
-            guard let found else {
+            switch outcome {
+            case .success(let found?):
+                if held[key] == nil, held.count >= Self.capacity { held.removeAll() }
+                held[key] = Held(found: found, until: until)
+            case .success(nil):
                 held[key] = nil
-                return
+            case .failure:
+                held[key]?.refreshing = false
             }
-            if held[key] == nil, held.count >= Self.capacity { held.removeAll() }
-            held[key] = Held(found: found, until: until)
         }
     }
 }
