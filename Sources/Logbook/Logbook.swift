@@ -136,7 +136,9 @@ public final class Logbook: @unchecked Sendable {
             logbook.failure = LogbookError(
                 .readOnly, "the Logbook was opened read-only", path: directory)
         } else if options.durability == .groupCommit {
-            logbook.startGroupCommit(delayNanoseconds: options.groupCommitDelayNanoseconds)
+            logbook.startGroupCommit(
+                delayNanoseconds: options.groupCommitDelayNanoseconds,
+                syncsInFlightMax: options.groupCommitSyncsInFlightMax)
         }
         return logbook
     }
@@ -406,9 +408,10 @@ public final class Logbook: @unchecked Sendable {
         return wrapped
     }
 
-    private func startGroupCommit(delayNanoseconds: UInt64) {
+    private func startGroupCommit(delayNanoseconds: UInt64, syncsInFlightMax: Int) {
         committer = GroupCommitter(
             durableOffset: log.durableOffset, maxDelayNanoseconds: delayNanoseconds,
+            syncsInFlightMax: syncsInFlightMax,
             flushForSync: { [unowned self] () throws(StorageError) in
                 try self.locked { () throws(StorageError) in
                     // durable <= flushed <= next, so this says nothing is pending or unsynced

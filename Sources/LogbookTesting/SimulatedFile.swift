@@ -64,6 +64,17 @@ final class SimulatedFile: StorageFile, @unchecked Sendable {
         node.unsynced = []
     }
 
+    func syncHandle() throws(StorageError) -> any StorageFile {
+        fileSystem.lock.lock()
+        defer { fileSystem.lock.unlock() }
+        if isClosed && node.unsynced.isEmpty { return self }
+        guard !isClosed else {
+            throw StorageError(
+                .closed, "sync handle on a closed file with unsynced writes", path: path)
+        }
+        return SimulatedFile(fileSystem: fileSystem, node: node, path: path, isWritable: false)
+    }
+
     func truncate(to size: Int64) throws(StorageError) {
         try withLock("truncate", write: true) { () throws(StorageError) in
             try fileSystem.countOperation(path: path)

@@ -47,6 +47,15 @@ public protocol StorageFile: AnyObject, Sendable {
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(StorageError)
     /// Makes written data durable (`fdatasync`).
     func sync() throws(StorageError)
+    /// A second handle on this file, with its own open file description, for syncing it from
+    /// another thread while this one goes on writing. On Linux a write-back error is reported
+    /// once per open file description, to whichever sync asks first: two syncs through one
+    /// handle could hand the error to one and success to the other, though both covered the
+    /// lost bytes. Through its own handle each sync sees every error since the handle was
+    /// made. The handle syncs and closes only. A closed file whose writes were all synced
+    /// answers with itself (its sync has nothing left to do); a closed file with unsynced
+    /// writes throws `.closed`.
+    func syncHandle() throws(StorageError) -> any StorageFile
     /// Cuts or extends the file to `size` bytes.
     func truncate(to size: Int64) throws(StorageError)
     /// The file's current size in bytes.

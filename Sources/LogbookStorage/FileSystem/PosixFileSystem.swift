@@ -175,6 +175,33 @@ final class PosixFile: StorageFile, @unchecked Sendable {
         }
     }
 
+    func syncHandle() throws(StorageError) -> any StorageFile {
+        // Under the lock, so the file cannot be closed (and its path reused) meanwhile.
+        lock.lock()
+        defer { lock.unlock() }
+        if descriptor < 0 {
+            guard !hasUnsyncedWrites else {
+                throw StorageError(
+                    .closed, "sync handle on a closed file with unsynced writes", path: path)
+            }
+            return self
+        }
+        let second = retryingOnInterrupt { Platform.openFile(path, O_RDONLY | O_CLOEXEC) }
+        guard second >= 0 else { throw .systemCall("open", path: path) }
+        var mine = stat()
+        var theirs = stat()
+        guard fstat(descriptor, &mine) == 0, fstat(second, &theirs) == 0 else {
+            _ = Platform.closeFile(second)
+            throw .systemCall("fstat", path: path)
+        }
+        guard mine.st_dev == theirs.st_dev, mine.st_ino == theirs.st_ino else {
+            _ = Platform.closeFile(second)
+            throw StorageError(
+                .io, "the file was replaced at its path while open; cannot sync it", path: path)
+        }
+        return PosixFile(path: path, descriptor: second)
+    }
+
     func truncate(to size: Int64) throws(StorageError) {
         let descriptor = try openDescriptor("truncate")
         guard retryingOnInterrupt({ ftruncate(descriptor, off_t(size)) }) == 0 else {
