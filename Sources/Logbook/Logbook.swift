@@ -195,11 +195,8 @@ public final class Logbook: @unchecked Sendable {
     public func deleteField(_ recordId: String, fieldName: String) async throws(LogbookError)
         -> Change<String, String, Value>?
     {
-        let recordId = try ChangeAdmission.admitLocalWrite(recordId: recordId, fields: []).recordId
-        let fieldName = CanonicalText.nfc(fieldName)
-        if let reason = ChangeAdmission.reasonToRefuse(column: fieldName) {
-            throw ChangeAdmission.refusal(reason, recordId: recordId, column: fieldName)
-        }
+        let (recordId, fieldName) = try ChangeAdmission.admitFieldDeletion(
+            recordId: recordId, fieldName: fieldName)
         return try await write { crdt throws(LogbookError) in
             try checkedLocalWrite(crdt, recordId) { limit throws(ColumnVersionAtLimit) in
                 try crdt.deleteField(
@@ -302,7 +299,7 @@ public final class Logbook: @unchecked Sendable {
     /// Appends each accepted change straight from where it lies, with its new local version:
     /// no change is copied unless a view takes it. Then waits for the durability mode's
     /// promise.
-    private func logged(
+    func logged(
         _ operation: (ReplicaState) throws(LogbookError) -> (
             batch: [Change<String, String, Value>], acceptance: AcceptedChanges?
         )

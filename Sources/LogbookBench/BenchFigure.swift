@@ -4,7 +4,7 @@ public struct BenchFigure: Codable, Sendable {
     public var system: String
     /// What was measured.
     public var name: String
-    /// The kind, for ratios: "append", "replay" or nil.
+    /// The kind, for ratios: "append", "append, 10k per call", "replay" or nil.
     public var kind: String?
     /// Median changes per second.
     public var changesPerSecond: Double

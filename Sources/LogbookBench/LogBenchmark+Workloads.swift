@@ -94,6 +94,19 @@ extension LogBenchmark {
         return (accepted, seconds)
     }
 
+    /// Makes the writes, one batch a call (`Logbook.write(_:)`), in a fresh buffered
+    /// Logbook; returns the changes made and the seconds taken.
+    func writeInBatches(_ batches: [[LocalWrite]]) async throws -> (Int, Double) {
+        let logbook = try freshLogbook(.buffered)
+        let started = ContinuousClock.now
+        var made = 0
+        for batch in batches { made += try await logbook.write(batch).count }
+        try logbook.sync()
+        let seconds = (ContinuousClock.now - started).seconds
+        try logbook.close()
+        return (made, seconds)
+    }
+
     /// Reads, checks, decompresses and decodes every record, without the CRDT.
     func decodeOnly() throws -> (changes: Int, rawBytes: Int64) {
         let log = try Log.open(directory: logDirectory, createIfMissing: false)

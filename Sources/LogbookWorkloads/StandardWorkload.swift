@@ -109,6 +109,16 @@ extension StandardWorkload {
 }
 
 extension StandardWorkload.Operation {
+    /// The operation as a value `Logbook.write(_:)` takes.
+    public var localWrite: LocalWrite {
+        switch self {
+        case .upsert(let recordId, let fields): return .insertOrUpdate(recordId, fields: fields)
+        case .deleteField(let recordId, let column):
+            return .deleteField(recordId, fieldName: column)
+        case .deleteRecord(let recordId): return .deleteRecord(recordId)
+        }
+    }
+
     /// Performs the operation on a Logbook; returns the changes it produced.
     public func apply(to logbook: Logbook) async throws(LogbookError) -> Int {
         switch self {

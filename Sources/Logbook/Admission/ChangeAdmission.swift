@@ -71,6 +71,48 @@ package enum ChangeAdmission {
         }
     }
 
+    /// Checks that `count` local writes can each take a new version: each ticks the clock
+    /// at most once, and before each the clock must be below `ChangeLimits.versionMax`.
+    /// Call under the lock.
+    static func checkClockRoom(clock: UInt64, writes count: Int) throws(LogbookError) {
+        guard count > 0 else { return }
+        let (last, overflow) = clock.addingReportingOverflow(UInt64(count - 1))
+        guard overflow || last >= ChangeLimits.versionMax else { return }
+        throw LogbookError(
+            .limitExceeded,
+            "\(count) write(s) would move the clock from \(clock) past "
+                + "\(ChangeLimits.versionMax) (ChangeLimits.versionMax); nothing was written")
+    }
+
+    /// The checks of a field's deletion: the record id's and the field name's; both as they
+    /// go in (NFC).
+    static func admitFieldDeletion(recordId: String, fieldName: String) throws(LogbookError)
+        -> (recordId: String, fieldName: String)
+    {
+        let recordId = try admitLocalWrite(recordId: recordId, fields: []).recordId
+        let fieldName = CanonicalText.nfc(fieldName)
+        if let reason = reasonToRefuse(column: fieldName) {
+            throw refusal(reason, recordId: recordId, column: fieldName)
+        }
+        return (recordId, fieldName)
+    }
+
+    /// `admitLocalWrite(recordId:fields:)` for a write of a batch, and the field name check
+    /// `deleteField` makes; the write as it goes in (NFC).
+    static func admit(_ write: LocalWrite) throws(LogbookError) -> LocalWrite {
+        switch write {
+        case .insertOrUpdate(let recordId, let fields):
+            let (recordId, fields) = try admitLocalWrite(recordId: recordId, fields: fields)
+            return .insertOrUpdate(recordId, fields: fields)
+        case .deleteField(let recordId, let fieldName):
+            let (recordId, fieldName) = try admitFieldDeletion(
+                recordId: recordId, fieldName: fieldName)
+            return .deleteField(recordId, fieldName: fieldName)
+        case .deleteRecord(let recordId):
+            return .deleteRecord(try admitLocalWrite(recordId: recordId, fields: []).recordId)
+        }
+    }
+
     /// A local write refused because a column's version is at `ChangeLimits.versionMax`.
     static func refusal(_ limit: ColumnVersionAtLimit, recordId: String) -> LogbookError {
         refusal(

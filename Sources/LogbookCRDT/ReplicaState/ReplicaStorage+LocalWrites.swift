@@ -29,11 +29,22 @@ extension ReplicaStorage {
         _ fields: [(String, Value)], toEntry number: Int, recordId: String, nodeId: NodeId,
         flags: UInt32
     ) -> [Change<String, String, Value>] {
-        let dbVersion = clock.tick()
-        if entries[number].status == .tombstoned { return [] }
-        makeLive(number)
         var changes: [Change<String, String, Value>] = []
         changes.reserveCapacity(fields.count)
+        write(
+            fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
+            into: &changes)
+        return changes
+    }
+
+    /// `write(_:toEntry:recordId:nodeId:flags:)`, appending the changes to `changes`.
+    mutating func write(
+        _ fields: [(String, Value)], toEntry number: Int, recordId: String, nodeId: NodeId,
+        flags: UInt32, into changes: inout [Change<String, String, Value>]
+    ) {
+        let dbVersion = clock.tick()
+        if entries[number].status == .tombstoned { return }
+        makeLive(number)
         for (column, value) in fields {
             let colVersion = entries[number].record.writeLocally(
                 column, value: value, dbVersion: dbVersion, nodeId: nodeId)
@@ -43,12 +54,12 @@ extension ReplicaStorage {
                     dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags))
         }
         noteChanged(number)
-        return changes
     }
 
-    /// The number of `recordId` when it is live and `fieldName` holds a value.
-    func liveNumber(_ recordId: String, withField fieldName: String) -> Int? {
-        guard let number = number(of: recordId), entries[number].status == .live,
+    /// The number of `recordId` (whose hash is `hash`, computed when not given) when it is
+    /// live and `fieldName` holds a value.
+    func liveNumber(_ recordId: String, withField fieldName: String, hash: UInt64? = nil) -> Int? {
+        guard let number = number(of: recordId, hash: hash), entries[number].status == .live,
             entries[number].record.field(fieldName) != nil
         else { return nil }
         return number
@@ -65,6 +76,77 @@ extension ReplicaStorage {
         noteChanged(number)
         return Change(
             recordId: recordId, colName: fieldName, value: nil, colVersion: colVersion,
+            dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags)
+    }
+}
+
+extension ReplicaStorage {
+    /// `ReplicaState.write(_:flags:nodeId:refusingColumnVersionsFrom:skipping:)`: each write
+    /// as its own call would make it, in order, with the records of the writes a few places
+    /// ahead being loaded into the cache meanwhile; stops at the first write refused.
+    mutating func write(
+        _ writes: [LocalWrite], nodeId: NodeId, flags: UInt32, limit: UInt64,
+        skipping isSkipped: (String) -> Bool
+    ) -> LocalWriteOutcome {
+        var outcome = LocalWriteOutcome()
+        outcome.changes.reserveCapacity(writes.count)
+        writes.withUnsafeBufferPointer { writes in
+            forEachPrefetched(count: writes.count, recordId: { writes[$0].recordId }) {
+                storage, index, hash in
+                guard outcome.refusal == nil else { return }
+                do throws(ColumnVersionAtLimit) {
+                    try storage.make(
+                        writes[index], hash: hash, nodeId: nodeId, flags: flags, limit: limit,
+                        skipping: isSkipped, into: &outcome.changes)
+                } catch {
+                    outcome.refusal = (index, error)
+                }
+            }
+        }
+        return outcome
+    }
+
+    /// Makes one write of a batch, exactly as `ReplicaState`'s single call for it with
+    /// `refusingColumnVersionsFrom: limit` (after the engine's fence check, `isSkipped`, for
+    /// the writes that make one), appending its changes to `changes`.
+    @inline(__always)
+    private mutating func make(
+        _ write: LocalWrite, hash: UInt64, nodeId: NodeId, flags: UInt32, limit: UInt64,
+        skipping isSkipped: (String) -> Bool, into changes: inout [Change<String, String, Value>]
+    ) throws(ColumnVersionAtLimit) {
+        switch write {
+        case .insertOrUpdate(let recordId, let fields):
+            if isSkipped(recordId) { return }
+            let number = numberCreatingEntry(for: recordId, hash: hash)
+            try checkColumnVersions(ofEntry: number, fields, below: limit)
+            self.write(
+                fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
+                into: &changes)
+        case .deleteField(let recordId, let fieldName):
+            guard let number = liveNumber(recordId, withField: fieldName, hash: hash) else {
+                return
+            }
+            try checkColumnVersion(ofEntry: number, fieldName, below: limit)
+            changes.append(
+                deleteField(
+                    fieldName, ofEntry: number, recordId: recordId, nodeId: nodeId, flags: flags))
+        case .deleteRecord(let recordId):
+            if isSkipped(recordId) { return }
+            let number = numberCreatingEntry(for: recordId, hash: hash)
+            if entries[number].status == .tombstoned { return }
+            changes.append(deleteRecord(number, recordId: recordId, nodeId: nodeId, flags: flags))
+        }
+    }
+
+    /// `deleteRecord`'s write to the entry numbered `number`, not tombstoned.
+    mutating func deleteRecord(_ number: Int, recordId: String, nodeId: NodeId, flags: UInt32)
+        -> Change<String, String, Value>
+    {
+        let dbVersion = clock.tick()
+        tombstone(
+            number, TombstoneInfo(dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion))
+        return Change(
+            recordId: recordId, colName: nil, value: nil, colVersion: tombstoneColumnVersion,
             dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags)
     }
 }

@@ -37,39 +37,50 @@ extension ReplicaStorage {
     static let prefetchDistance = 12
 
     /// Calls `body` with each change's position and its record's number (created when new),
-    /// in order, while the id-table slots, entries and columns of the changes a few places
-    /// ahead are being loaded into the cache. Prefetching is only a hint: every lookup is
-    /// made again, in order, when its change's turn comes, so changes earlier in the batch
-    /// that create or delete records are seen.
+    /// in order, while what the changes a few places ahead need is being loaded into the
+    /// cache (`forEachPrefetched`).
     @inline(__always)
     mutating func forEachChange(
         of changes: [Change<String, String, Value>],
         _ body: (inout ReplicaStorage, UnsafeBufferPointer<Change<String, String, Value>>, Int, Int)
             -> Void
     ) {
+        changes.withUnsafeBufferPointer { changes in
+            forEachPrefetched(count: changes.count, recordId: { changes[$0].recordId }) {
+                storage, index, hash in
+                let number = storage.numberCreatingEntry(for: changes[index].recordId, hash: hash)
+                body(&storage, changes, index, number)
+            }
+        }
+    }
+
+    /// Calls `body` with each index below `count` and the hash of its record id, in order,
+    /// while the id-table slots, entries and columns of the records a few places ahead are
+    /// being loaded into the cache. Prefetching is only a hint: `body` makes every lookup
+    /// again, in order, so earlier items that create or delete records are seen.
+    @inline(__always)
+    mutating func forEachPrefetched(
+        count: Int, recordId: (Int) -> String, _ body: (inout ReplicaStorage, Int, UInt64) -> Void
+    ) {
         let distance = Self.prefetchDistance
         var hashes = (0..<16).map { _ in UInt64(0) }
-        changes.withUnsafeBufferPointer { changes in
-            for index in 0..<min(distance, changes.count) {
-                hashes[index & 15] = hash(changes[index].recordId)
-                table.prefetch(hashes[index & 15])
+        for index in 0..<min(distance, count) {
+            hashes[index & 15] = hash(recordId(index))
+            table.prefetch(hashes[index & 15])
+        }
+        for index in 0..<count {
+            let ahead = index + distance
+            if ahead < count {
+                hashes[ahead & 15] = hash(recordId(ahead))
+                table.prefetch(hashes[ahead & 15])
             }
-            for index in changes.indices {
-                let ahead = index + distance
-                if ahead < changes.count {
-                    hashes[ahead & 15] = hash(changes[ahead].recordId)
-                    table.prefetch(hashes[ahead & 15])
-                }
-                if index + distance / 2 < changes.count {
-                    prefetchEntry(forHash: hashes[(index + distance / 2) & 15])
-                }
-                if index + distance / 4 < changes.count {
-                    prefetchColumns(forHash: hashes[(index + distance / 4) & 15])
-                }
-                let number = numberCreatingEntry(
-                    for: changes[index].recordId, hash: hashes[index & 15])
-                body(&self, changes, index, number)
+            if index + distance / 2 < count {
+                prefetchEntry(forHash: hashes[(index + distance / 2) & 15])
             }
+            if index + distance / 4 < count {
+                prefetchColumns(forHash: hashes[(index + distance / 4) & 15])
+            }
+            body(&self, index, hashes[index & 15])
         }
     }
 
