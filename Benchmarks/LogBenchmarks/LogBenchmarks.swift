@@ -47,6 +47,20 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The same 10,000 operations as the buffered figure above, made in one call
+    // (`Logbook.write`): what batching saves over a call per write.
+    Benchmark("append-buffered-10000-ops-in-one-write-call") { benchmark in
+        let writes = workload.operations.prefix(10_000).map(\.localWrite)
+        for _ in benchmark.scaledIterations {
+            let logbook = try workload.freshLogbook(.buffered)
+            benchmark.startMeasurement()
+            blackHole(try await logbook.write(writes).count)
+            try logbook.sync()
+            benchmark.stopMeasurement()
+            try logbook.close()
+        }
+    }
+
     Benchmark("append-groupCommit-64-writers-6400-ops") { benchmark in
         for _ in benchmark.scaledIterations {
             let logbook = try workload.freshLogbook(.groupCommit)
