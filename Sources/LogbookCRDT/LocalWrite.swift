@@ -1,4 +1,4 @@
-/// One local write, as `ReplicaState.write(_:refusingColumnVersionsFrom:skipping:)` and
+/// One local write, as `ReplicaState.write(_:flags:refusingColumnVersionsFrom:skipping:)` and
 /// `Logbook.write(_:)` take them: the three local mutations of crdt-lite's API as values, so
 /// many can be made in one call.
 public enum LocalWrite: Sendable {

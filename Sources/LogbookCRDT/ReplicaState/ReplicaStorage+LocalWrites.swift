@@ -81,7 +81,7 @@ extension ReplicaStorage {
 }
 
 extension ReplicaStorage {
-    /// `ReplicaState.write(_:flags:nodeId:refusingColumnVersionsFrom:skipping:)`: each write
+    /// `ReplicaState.write(_:flags:refusingColumnVersionsFrom:skipping:)`: each write
     /// as its own call would make it, in order, with the records of the writes a few places
     /// ahead being loaded into the cache meanwhile; stops at the first write refused.
     mutating func write(
