@@ -155,9 +155,10 @@ public final class GroupCommitter: @unchecked Sendable {
                 isFlushing = false
                 resumable = takeWaiters { _ in true }
             }
+            let failed = failure
             condition.broadcast()
             condition.unlock()
-            resume(resumable)
+            resume(resumable, failure: failed)
             condition.lock()
         }
         condition.unlock()
@@ -233,9 +234,8 @@ public final class GroupCommitter: @unchecked Sendable {
     }
 
     /// Resumes waiters outside the lock, so appenders registering meanwhile are not held up
-    /// by the wake-ups.
-    private func resume(_ covered: [Waiter]) {
-        let failure = condition.withLock { self.failure }
+    /// by the wake-ups; with `failure` (final once set) when a sync has failed.
+    private func resume(_ covered: [Waiter], failure: StorageError?) {
         for waiter in covered {
             if let failure {
                 waiter.continuation.resume(throwing: failure)

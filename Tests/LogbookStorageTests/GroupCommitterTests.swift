@@ -77,6 +77,35 @@ import Testing
         func switchTo(_ file: ScriptedFile) { state.withLock { $0.file = file } }
     }
 
+    /// A scripted file whose first sync (through any handle) blocks until released.
+    final class HeldFirstSync: Sendable {
+        private let runs = DispatchSemaphore(value: 0)
+        private let released = DispatchSemaphore(value: 0)
+        let file: ScriptedFile
+
+        init() {
+            let (runs, released) = (runs, released)
+            file = ScriptedFile(path: "held") { number in
+                guard number == 1 else { return }
+                runs.signal()
+                released.wait()
+            }
+        }
+
+        /// Returns once the first sync has started (and is held).
+        func running() async {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    self.runs.wait()
+                    continuation.resume()
+                }
+            }
+        }
+
+        /// Lets the first sync finish.
+        func release() { released.signal() }
+    }
+
     private func committer(_ written: Written, syncsInFlightMax: Int = 1) -> GroupCommitter {
         GroupCommitter(
             durableOffset: 0, syncsInFlightMax: syncsInFlightMax,
@@ -140,48 +169,26 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func aLaterSyncMayFinishFirstAndCoversEverythingBeforeIt()
         async throws
     {
-        let firstSyncRuns = DispatchSemaphore(value: 0)
-        let releaseFirstSync = DispatchSemaphore(value: 0)
-        let file = ScriptedFile(path: "queued") { number in
-            guard number == 1 else { return }
-            firstSyncRuns.signal()
-            releaseFirstSync.wait()
-        }
-        let written = Written(file)
+        let firstSync = HeldFirstSync()
+        let written = Written(firstSync.file)
         let committer = committer(written, syncsInFlightMax: 2)
         let early = Task { try await committer.waitUntilDurable(written.append(10)) }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                firstSyncRuns.wait()
-                continuation.resume()
-            }
-        }
+        await firstSync.running()
         // The first sync (covering 10) is held; the second (covering 20) finishes, and POSIX
         // makes everything written before it began durable, so both waiters resume.
         try await committer.waitUntilDurable(written.append(10))
         try await early.value
-        releaseFirstSync.signal()
+        firstSync.release()
         committer.stop()
         #expect(committer.syncCount == 2)
     }
 
     @Test(.timeLimit(.minutes(1))) func stopSyncsWhatIsPendingAndResumesEveryWaiter() async throws {
-        let firstSyncRuns = DispatchSemaphore(value: 0)
-        let releaseFirstSync = DispatchSemaphore(value: 0)
-        let file = ScriptedFile(path: "stopping") { number in
-            guard number == 1 else { return }
-            firstSyncRuns.signal()
-            releaseFirstSync.wait()
-        }
-        let written = Written(file)
+        let firstSync = HeldFirstSync()
+        let written = Written(firstSync.file)
         let committer = committer(written)
         let first = Task { try await committer.waitUntilDurable(written.append(10)) }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                firstSyncRuns.wait()
-                continuation.resume()
-            }
-        }
+        await firstSync.running()
         // Seven more arrive while the first sync is held, so no started sync covers them.
         let later = (0..<7).map { _ in
             let offset = written.append(10)
@@ -189,7 +196,7 @@ import Testing
         }
         while committer.waitingCount < 8 { await Task.yield() }
         let stopped = Task.detached { committer.stop() }
-        releaseFirstSync.signal()
+        firstSync.release()
         await stopped.value
         try await first.value
         for task in later { try await task.value }

@@ -157,14 +157,20 @@ final class PosixFile: StorageFile, @unchecked Sendable {
         }
     }
 
+    /// A closed file has nothing left to sync only when every write was synced before it
+    /// was closed; otherwise `operation` on it must fail (called with the lock held).
+    private func requireNothingUnsynced(_ operation: String) throws(StorageError) {
+        guard !hasUnsyncedWrites else {
+            throw StorageError(
+                .closed, "\(operation) of a closed file with unsynced writes", path: path)
+        }
+    }
+
     func sync() throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
         if descriptor < 0 {
-            guard !hasUnsyncedWrites else {
-                throw StorageError(
-                    .closed, "sync of a closed file with unsynced writes", path: path)
-            }
+            try requireNothingUnsynced("sync")
             return
         }
         hasUnsyncedWrites = false
@@ -180,10 +186,7 @@ final class PosixFile: StorageFile, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if descriptor < 0 {
-            guard !hasUnsyncedWrites else {
-                throw StorageError(
-                    .closed, "sync handle on a closed file with unsynced writes", path: path)
-            }
+            try requireNothingUnsynced("sync handle")
             return self
         }
         let second = retryingOnInterrupt { Platform.openFile(path, O_RDONLY | O_CLOEXEC) }
