@@ -8,3 +8,15 @@ public enum Durability: String, Sendable, CaseIterable {
     /// After a `fdatasync` that covers the change; concurrent callers share syncs.
     case groupCommit
 }
+
+extension Durability {
+    /// What `LogConfiguration.zeroFillAheadBytes` is when the options leave it nil: 1 MiB
+    /// when every write waits for a sync (the syncs then overwrite zeros instead of growing
+    /// the file), none for `.buffered`, whose syncs are rare.
+    public var defaultZeroFillAheadBytes: Int {
+        switch self {
+        case .buffered: 0
+        case .fsyncEachAppend, .groupCommit: 1 << 20
+        }
+    }
+}

@@ -95,6 +95,9 @@ public final class Logbook: @unchecked Sendable {
         let resolvedNode = metadata.nodeId
         var options = options
         if let recorded = metadata.segmentSizeMax { options.log.segmentSizeMax = recorded }
+        if options.log.zeroFillAheadBytes == nil {
+            options.log.zeroFillAheadBytes = options.durability.defaultZeroFillAheadBytes
+        }
         let log: Log
         do {
             log =

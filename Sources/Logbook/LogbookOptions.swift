@@ -23,9 +23,10 @@ public struct LogbookOptions: Sendable {
     /// Group commit: wait this long before each sync to gather more appenders. Default 0:
     /// syncs already batch whatever arrives while the previous one runs.
     public var groupCommitDelayNanoseconds: UInt64 = 0
-    /// Group commit: how many `fdatasync`s may run at once (at least 1). Default 2: a writer
-    /// arriving while a sync runs gets its own sync at once instead of waiting for that one
-    /// to finish first (see `GroupCommitter` and docs/benchmarks.md).
+    /// Group commit: how many `fdatasync`s may run at once (at least 1). Default 1. With more,
+    /// a writer arriving while a sync runs gets its own sync at once instead of waiting for
+    /// that one to finish first; on the 2-core test machine the syncs' CPU made that slower
+    /// (see `GroupCommitter` and docs/storage.md).
     public var groupCommitSyncsInFlightMax = 1
     /// Views to rebuild at open and maintain with every accepted change.
     public var views: [any MaterializedView] = []

@@ -58,10 +58,15 @@ enum PeakMemory {
     }
 }
 
-/// How many data syncs per second this disk does for small appends, through the log's own
+/// How many data syncs per second this disk does for 4 KiB appends, through the log's own
 /// `PosixFileSystem` (`fdatasync`; `F_FULLFSYNC` on Darwin): the ceiling of any durable
-/// commit rate.
-func measureFdatasyncRate(directory: String, seconds: Double = 1) throws -> Double {
+/// commit rate. With `zeroFillAhead`, zeros are kept written that far ahead of the appends,
+/// written as the log writes them (more when fewer than half are left, synced by the next
+/// sync), so each sync overwrites zeros instead of growing the file: the ceiling of a log
+/// with `LogConfiguration.zeroFillAheadBytes`.
+func measureFdatasyncRate(directory: String, zeroFillAhead: Int = 0, seconds: Double = 1) throws
+    -> Double
+{
     let fileSystem = PosixFileSystem()
     try fileSystem.createDirectory(directory)
     let path = directory + "/fsync-probe"
@@ -72,9 +77,16 @@ func measureFdatasyncRate(directory: String, seconds: Double = 1) throws -> Doub
         try? fileSystem.removeFile(path)
     }
     let block = [UInt8](repeating: 0x5A, count: 4096)
+    let zeros = [UInt8](repeating: 0, count: zeroFillAhead)
+    var zeroFilledEnd: Int64 = 0
     let started = ContinuousClock.now
     var count = 0
     while (ContinuousClock.now - started).seconds < seconds {
+        let end = Int64(count + 1) * 4096
+        if zeroFillAhead > 0, zeroFilledEnd - end < Int64(zeroFillAhead / 2) {
+            try file.write(zeros, at: max(end, zeroFilledEnd))
+            zeroFilledEnd = max(end, zeroFilledEnd) + Int64(zeroFillAhead)
+        }
         try file.write(block, at: Int64(count) * 4096)
         try file.sync()
         count += 1

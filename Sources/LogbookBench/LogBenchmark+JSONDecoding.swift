@@ -59,13 +59,18 @@ extension LogBenchmark {
         }
     }
 
+    /// The ceiling the durable appends are held to: syncs over zeros written ahead, which
+    /// is how the log writes with `.groupCommit` and `.fsyncEachAppend`.
+    static let zeroFilledFsyncCeilingName = "fdatasync of 4 KiB writes over zeros"
+
     /// Adds to the group-commit figure with many writers the bound its settings allow:
-    /// writers × changes per call × the disk's fdatasyncs per second (each writer waits for
-    /// the sync that covers its call), and how much of it was reached.
+    /// writers × changes per call × the disk's fdatasyncs per second, measured the way the
+    /// log syncs (over zeros written ahead; each writer waits for the sync that covers its
+    /// call), and how much of it was reached.
     func annotateGroupCommitBound(_ figures: inout [BenchFigure], changesPerCall: Double) {
         guard
             let fsyncs = figures.first(where: {
-                $0.system == "ceiling" && $0.fsyncsPerSecond != nil
+                $0.system == "ceiling" && $0.name == Self.zeroFilledFsyncCeilingName
             }
             )?.fsyncsPerSecond,
             let index = figures.firstIndex(where: {

@@ -22,6 +22,8 @@ public enum Limits {
     public static let segmentSizeMax = 1 << 31
     /// Every segment size a log may be configured with, recorded with, or asked for.
     public static let segmentSizes = segmentSizeMin...segmentSizeMax
+    /// The most zeros a log may be configured to write ahead of its active segment's end.
+    public static let zeroFillAheadBytesMax = 64 * 1024 * 1024
     /// How often a cursor re-plans when the segments it was about to read were replaced.
     public static let cursorReplanAttemptsMax = 8
     /// The most segment files a log directory may hold.

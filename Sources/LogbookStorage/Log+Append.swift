@@ -101,12 +101,43 @@ extension Log {
             verifyEncodedBatch(chained.bytes, header: chained.header)
         #endif
         let position = active.size
+        zeroFillAhead(of: position + Int64(chained.bytes.count))
         try active.file.write(chained.bytes, at: position)
         active.index.noteBatch(
             chained.header, at: position, intervalBytes: configuration.indexIntervalBytes)
         active.lastBatchCRC = chained.header.batchCRC
+        active.fileEnd = max(active.fileEnd, active.size)
         flushedOffset = nextOffset
         pending.reset()
+    }
+
+    /// Writes zeros past `end`, where the batch about to be written ends, when fewer than
+    /// half of `zeroFillAheadBytes` are written there already: up to that many, within the
+    /// segment's maximum size. Best effort: after a failure (a full disk) this segment goes
+    /// on without, and the batch's own write reports what is wrong.
+    private func zeroFillAhead(of end: Int64) {
+        let ahead = Int64(configuration.zeroFillAheadBytes ?? 0)
+        guard ahead > 0, !active.zeroFillStopped, active.fileEnd - end < ahead / 2 else {
+            return
+        }
+        let start = max(end, active.fileEnd)
+        let stop = min(end + ahead, max(end, Int64(configuration.segmentSizeMax)))
+        guard stop > start else { return }
+        do throws(StorageError) {
+            try active.file.write([UInt8](repeating: 0, count: Int(stop - start)), at: start)
+            active.fileEnd = stop
+        } catch {
+            active.zeroFillStopped = true
+        }
+    }
+
+    /// Cuts the zeros written ahead of the active segment's last batch and syncs, so a
+    /// closed log's files hold exactly their batches (and read as LZ4 streams).
+    func cutZeroFilledTail() throws(StorageError) {
+        guard try active.file.size() > active.size else { return }
+        try active.file.truncate(to: active.size)
+        try active.file.sync()
+        active.fileEnd = active.size
     }
 
     /// Flushes and `fdatasync`s the active segment: everything appended so far is durable.
@@ -162,8 +193,8 @@ extension Log {
     /// segments after the manifest's active one).
     func roll(nextBaseOffset: UInt64) throws(StorageError) {
         precondition(nextBaseOffset >= active.index.nextOffset, "roll back to \(nextBaseOffset)")
-        // A failed write may have left bytes past the last valid batch; the sealed file must
-        // be exactly its batches, the size the manifest records.
+        // Zeros written ahead, or bytes a failed write left, may follow the last valid batch;
+        // the sealed file must be exactly its batches, the size the manifest records.
         if try active.file.size() != active.size { try active.file.truncate(to: active.size) }
         try active.file.sync()
         durableOffset = flushedOffset

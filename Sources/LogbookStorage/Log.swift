@@ -50,6 +50,11 @@ public final class Log {
         var index: SegmentIndex
         var lastBatchCRC: UInt32
         var createdAtNanoseconds: UInt64
+        /// Where the file's bytes end: at `size`, or past it when zeros were written ahead
+        /// (`LogConfiguration.zeroFillAheadBytes`) or recovery kept a tail of zeros.
+        var fileEnd: Int64 = 0
+        /// Set when writing zeros ahead failed: this segment goes on without them.
+        var zeroFillStopped = false
         var size: Int64 { index.segmentSize }
     }
 
@@ -127,7 +132,10 @@ public final class Log {
         // The lock goes even when the last sync fails: the process may open the log again
         // to recover, and nothing of this open writes any more.
         defer { lease?.release() }
-        if !isReadOnly { try sync() }
+        if !isReadOnly {
+            try sync()
+            try cutZeroFilledTail()
+        }
         isClosed = true
         try active.file.close()
     }

@@ -45,7 +45,7 @@ import Testing
             let nodes = try (1...3).map {
                 try Node(id: UInt64($0), server: server, stream: stream, token: token)
             }
-            defer { for node in nodes { try? node.logbook.close() } }
+            defer { for node in nodes { node.close() } }
             for index in 0..<5 {
                 _ = try await nodes[0].logbook.insertOrUpdate(
                     "r\(index)", fields: [("v", .int(Int64(index)))])
@@ -97,7 +97,7 @@ import Testing
             let nodes = try (1...2).map {
                 try Node(id: UInt64($0), server: server, stream: stream, token: token)
             }
-            defer { for node in nodes { try? node.logbook.close() } }
+            defer { for node in nodes { node.close() } }
             _ = try await nodes[0].logbook.insertOrUpdate("r", fields: [("v", .int(1))])
             _ = try await Self.syncAll(nodes)  // both registered
             _ = try await nodes[0].logbook.deleteRecord("r")

@@ -160,7 +160,8 @@ enum SegmentRecovery {
         return index
     }
 
-    /// Reads the whole active segment; cuts an invalid tail, or throws if valid data follows it.
+    /// Reads the whole active segment; cuts an invalid tail, or throws if valid data follows
+    /// it. A tail of zeros is the end of the segment, kept and not reported.
     private static func recoverActive(
         _ base: UInt64, directory: String, fileSystem: any FileSystem,
         configuration: LogConfiguration,
@@ -178,6 +179,11 @@ enum SegmentRecovery {
             torn = (position, reason, header)
         } onBatch: { header in
             lastCRC = header.batchCRC
+        }
+        if let found = torn, try isAllZeros(file, from: found.position, to: size) {
+            // Zeros written ahead of the last batch (`LogConfiguration.zeroFillAheadBytes`):
+            // the segment's end, not a torn write. Kept, for the next batches to overwrite.
+            torn = nil
         }
         if let torn {
             if let later = try firstValidBatch(in: file, after: torn.position, size: size) {
@@ -197,7 +203,21 @@ enum SegmentRecovery {
             report.reason = torn.reason
         }
         return Log.ActiveSegment(
-            file: file, index: index, lastBatchCRC: lastCRC, createdAtNanoseconds: createdAt)
+            file: file, index: index, lastBatchCRC: lastCRC, createdAtNanoseconds: createdAt,
+            fileEnd: torn == nil ? size : index.segmentSize)
+    }
+
+    /// Whether every byte of the file from `start` to `end` is zero; reads 1 MiB at a time.
+    private static func isAllZeros(_ file: any StorageFile, from start: Int64, to end: Int64)
+        throws(StorageError) -> Bool
+    {
+        var position = start
+        while position < end {
+            let chunk = try file.read(at: position, count: Int(min(end - position, 1 << 20)))
+            guard !chunk.isEmpty, chunk.allSatisfy({ $0 == 0 }) else { return false }
+            position += Int64(chunk.count)
+        }
+        return true
     }
 
     /// Walks a segment's batches into an index. Calls `onInvalid` at the first invalid batch
