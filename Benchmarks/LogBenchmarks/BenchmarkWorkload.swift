@@ -33,6 +33,15 @@ final class BenchmarkWorkload: @unchecked Sendable {
         return path
     }
 
+    /// A new, empty scratch file open for writing (the fdatasync ceilings).
+    func scratchFile(_ name: String) throws -> FileHandle {
+        let path = scratch(name)
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    }
+
     func freshLogbook(_ durability: Durability) throws -> Logbook {
         var options = LogbookOptions()
         options.durability = durability

@@ -251,18 +251,31 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("ceiling-fdatasync-4KiB-append") { benchmark in
-        let path = workload.scratch("fsync-probe")
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown)
+    // The file is made before the measurement: each iteration is one 4 KiB write and its
+    // fdatasync, appending (the file grows) or over zeros written and synced before (the
+    // sync the log makes with `.groupCommit` and `.fsyncEachAppend`, docs/decisions/0008).
+    for overZeros in [false, true] {
+        let name = overZeros ? "writes-over-zeros" : "append"
+        Benchmark("ceiling-fdatasync-4KiB-\(name)") { benchmark in
+            let handle = try workload.scratchFile("fsync-probe-\(name)")
+            if overZeros {
+                try handle.write(contentsOf: Data(count: 1 << 20))
+                guard fdatasync(handle.fileDescriptor) == 0 else {
+                    throw CocoaError(.fileWriteUnknown)
+                }
+                try handle.seek(toOffset: 0)
+            }
+            let block = Data(repeating: 0x5A, count: 4096)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                try handle.write(contentsOf: block)
+                guard fdatasync(handle.fileDescriptor) == 0 else {
+                    throw CocoaError(.fileWriteUnknown)
+                }
+            }
+            benchmark.stopMeasurement()
+            try handle.close()
         }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        let block = Data(repeating: 0x5A, count: 4096)
-        for _ in benchmark.scaledIterations {
-            try handle.write(contentsOf: block)
-            guard fdatasync(handle.fileDescriptor) == 0 else { throw CocoaError(.fileWriteUnknown) }
-        }
-        try handle.close()
     }
 
     // MARK: Views

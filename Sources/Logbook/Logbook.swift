@@ -19,10 +19,12 @@ public final class Logbook: @unchecked Sendable {
     private let lock = AdaptiveLock()
     let crdt: ReplicaState
     let log: Log
-    private var committer: GroupCommitter?
-    private var loggedClock: UInt64
+    private(set) var committer: GroupCommitter?
+    /// The highest local version logged (guarded by `lock`).
+    var loggedClock: UInt64
     var failure: LogbookError?
-    private var isMaintaining = false
+    /// Whether a compaction or GC pass runs (guarded by `lock`).
+    var isMaintaining = false
     /// What tombstone GC has done (guarded by `lock`).
     var collection: TombstoneCollectionState
     /// Collected records whose local writes are refused until every peer has collected
@@ -297,117 +299,6 @@ public final class Logbook: @unchecked Sendable {
         try await logged { crdt throws(LogbookError) in (try operation(crdt), nil) }.batch
     }
 
-    /// Runs `operation` under the lock: a merge, answering with its batch and which of it
-    /// was accepted, or a local write, answering with its changes (all accepted, `nil`).
-    /// Appends each accepted change straight from where it lies, with its new local version:
-    /// no change is copied unless a view takes it. Then waits for the durability mode's
-    /// promise.
-    func logged(
-        _ operation: (ReplicaState) throws(LogbookError) -> (
-            batch: [Change<String, String, Value>], acceptance: AcceptedChanges?
-        )
-    ) async throws(LogbookError) -> MergedChanges {
-        let (merged, snapshotDue) = try locked {
-            () throws(LogbookError) -> (MergedChanges, Bool) in
-            if let failure { throw failure }
-            let startOffset = log.nextOffset
-            let (batch, acceptance) = try operation(crdt)
-            var merged = MergedChanges(
-                batch: batch, acceptance: acceptance, offsets: startOffset..<startOffset)
-            do throws(StorageError) {
-                try appendAccepted(batch, acceptance)
-                let clock = crdt.getClock().currentTime()
-                if clock > loggedClock { try append(.clock(clock)) }
-                if durability == .fsyncEachAppend { try log.sync() }
-            } catch {
-                throw fail(error)
-            }
-            merged.offsets = startOffset..<log.nextOffset
-            return (merged, claimSnapshotIfDue())
-        }
-        metrics.appendedChanges.increment(by: Int64(merged.acceptedCount))
-        if snapshotDue { startClaimedSnapshot() }
-        if let committer {
-            do { try await committer.waitUntilDurable(merged.offsets.upperBound) } catch {
-                throw LogbookError(
-                    .failed, "group commit sync failed", path: directory,
-                    storageError: error as? StorageError)
-            }
-        }
-        return merged
-    }
-
-    /// Called with the lock held: logs the clock as it is now.
-    func appendClock() throws(StorageError) {
-        try append(.clock(crdt.getClock().currentTime()))
-    }
-
-    /// Called with the lock held. Returns the record's offset.
-    @discardableResult
-    private func append(_ record: ChangeRecord) throws(StorageError) -> UInt64 {
-        try appendRecords(count: 1) { _, bytes in
-            ChangeRecordCodec.encode(record, into: &bytes)
-            return record.version
-        }.lowerBound
-    }
-
-    /// Logs the accepted changes of `batch` (all of them at their own local versions when
-    /// `acceptance` is nil) in one call to the log, and hands them to the views: each change
-    /// is encoded where it lies, and copied only when a view takes it. Called with the lock
-    /// held.
-    private func appendAccepted(
-        _ batch: [Change<String, String, Value>], _ acceptance: AcceptedChanges?
-    ) throws(StorageError) {
-        // The accepted change at `index`: its place in `batch` and the local version it took.
-        func accepted(_ index: Int) -> (position: Int, version: UInt64) {
-            guard let acceptance else { return (index, batch[index].localDbVersion) }
-            return (acceptance.positions[index], acceptance.localDbVersions[index])
-        }
-        let count = acceptance?.positions.count ?? batch.count
-        let offsets = try appendRecords(count: count) { index, record in
-            let (position, version) = accepted(index)
-            ChangeRecordCodec.encode(batch[position], localDbVersion: version, into: &record)
-            return version
-        }
-        guard !views.isEmpty else { return }
-        for (index, offset) in offsets.enumerated() {
-            let (position, version) = accepted(index)
-            var change = batch[position]
-            change.localDbVersion = version
-            for view in views { view.apply(change, at: offset) }
-        }
-    }
-
-    /// Appends the `count` records `encode` writes (`Log.append(count:encodedBy:)`), and
-    /// counts them into the logged clock and the bytes since the last snapshot. Called with
-    /// the lock held.
-    private func appendRecords(
-        count: Int, _ encode: (Int, inout [UInt8]) -> UInt64
-    ) throws(StorageError) -> Range<UInt64> {
-        var highest: UInt64 = 0
-        var bytes = 0
-        let offsets = try log.append(count: count) { index, record in
-            let version = encode(index, &record)
-            highest = max(highest, version)
-            bytes += record.count
-            return version
-        }
-        loggedClock = max(loggedClock, highest)
-        snapshots.bytesSinceLast += Int64(bytes)
-        return offsets
-    }
-
-    /// Called with the lock held: remembers the first failure, which poisons the instance.
-    func fail(_ error: StorageError) -> LogbookError {
-        let wrapped = LogbookError(error)
-        if failure == nil {
-            failure = LogbookError(
-                .failed, "an earlier write failed; reopen to recover", path: directory,
-                storageError: error)
-        }
-        return wrapped
-    }
-
     private func startGroupCommit(delayNanoseconds: UInt64, syncsInFlightMax: Int) {
         committer = GroupCommitter(
             durableOffset: log.durableOffset, maxDelayNanoseconds: delayNanoseconds,
@@ -426,118 +317,6 @@ public final class Logbook: @unchecked Sendable {
             noteDurable: { [unowned self] offset in
                 self.locked { self.log.noteDurable(through: offset) }
             })
-    }
-
-    // MARK: Compaction
-
-    /// Compacts the sealed segments: keeps every (record, column)'s CRDT winner and live
-    /// tombstones, drops what they supersede, merges small neighbouring segments; see
-    /// `Compactor` and docs/maintenance.md. Appends continue while it runs; only the final
-    /// swap of each rewritten run takes the lock. One compaction at a time per instance.
-    ///
-    /// Durability: every rewritten segment is fsynced and swapped in with directory fsyncs;
-    /// a crash at any point leaves a log that opens to the same state.
-    public func compact(_ options: CompactionOptions = CompactionOptions()) throws(LogbookError)
-        -> CompactionReport
-    {
-        let started = ContinuousClock.now
-        defer { metrics.compactionDuration.record(since: started) }
-        return try maintaining(readsOnly: options.dryRun) { () throws(LogbookError) in
-            try Compactor.compact(self, options: options)
-        }
-    }
-
-    /// Flushes and seals the active segment (when it holds anything), so compaction and GC,
-    /// which rewrite only sealed segments, reach everything logged so far.
-    public func sealActiveSegment() throws(LogbookError) {
-        try locked { () throws(LogbookError) in
-            if let failure { throw failure }
-            do throws(StorageError) {
-                try log.sync()
-                try log.sealActiveSegment()
-            } catch {
-                throw fail(error)
-            }
-        }
-    }
-
-    /// Runs `body` as the instance's one maintenance pass (compaction or GC). A pass that
-    /// writes nothing (`readsOnly`, a dry run) may run on a read-only instance.
-    func maintaining<R>(readsOnly: Bool = false, _ body: () throws(LogbookError) -> R)
-        throws(LogbookError) -> R
-    {
-        try locked { () throws(LogbookError) in
-            if let failure, !(readsOnly && failure.code == .readOnly) { throw failure }
-            guard !isMaintaining else {
-                throw LogbookError(
-                    .failed, "a compaction or tombstone GC is already running", path: directory)
-            }
-            isMaintaining = true
-        }
-        defer { locked { isMaintaining = false } }
-        return try body()
-    }
-
-    /// Under the lock: a cursor over the whole log (pending batch flushed) and the sealed
-    /// segments as runs of one, with what a rewrite needs.
-    func snapshotForCompaction() throws(LogbookError) -> (
-        LogCursor, [SegmentRun], String, any FileSystem, LogConfiguration
-    ) {
-        let (cursors, runs, directory, fileSystem, configuration) =
-            try snapshotForCompaction(cursors: 1)
-        return (cursors[0], runs, directory, fileSystem, configuration)
-    }
-
-    /// The sealed segments and `count` cursors over the whole log, all as of one moment.
-    func snapshotForCompaction(cursors count: Int) throws(LogbookError) -> (
-        [LogCursor], [SegmentRun], String, any FileSystem, LogConfiguration
-    ) {
-        precondition(count > 0, "at least one cursor")
-        return try locked { () throws(LogbookError) in
-            do throws(StorageError) {
-                var cursors: [LogCursor] = []
-                for _ in 0..<count { cursors.append(try log.makeCursor(from: log.startOffset)) }
-                let runs = log.sealedSegments.indices.map { log.sealedRun($0..<($0 + 1)) }
-                return (cursors, runs, log.directory, fileSystem, logConfiguration)
-            } catch {
-                throw fail(error)
-            }
-        }
-    }
-
-    /// The active segment's offsets: what it holds, accepted or still pending.
-    func activeSegmentSpan() -> Range<UInt64> {
-        locked { log.activeBaseOffset..<max(log.activeBaseOffset, log.nextOffset) }
-    }
-
-    /// Seals the active segment for a compaction whose sealed segments were `runs`, and
-    /// returns it as the run it became; nil when it held nothing, or when the segments
-    /// changed since `runs` were taken (a roll meanwhile: the pass then leaves it alone).
-    func sealActiveSegment(after runs: [SegmentRun]) throws(LogbookError) -> SegmentRun? {
-        try locked { () throws(LogbookError) -> SegmentRun? in
-            guard log.sealedSegments.count == runs.count else { return nil }
-            do throws(StorageError) { try log.sealActiveSegment() } catch { throw fail(error) }
-            let count = log.sealedSegments.count
-            return count == runs.count + 1 ? log.sealedRun((count - 1)..<count) : nil
-        }
-    }
-
-    /// A cursor from `offset` (compaction reads single changes back with it).
-    func maintenanceCursor(from offset: UInt64) throws(LogbookError) -> LogCursor {
-        try locked { () throws(LogbookError) in
-            do throws(StorageError) { return try log.makeCursor(from: offset) } catch {
-                throw fail(error)
-            }
-        }
-    }
-
-    /// Under the lock: swaps a rewritten run in.
-    func installCompacted(_ rewritten: RewrittenRun) throws(LogbookError) {
-        try locked { () throws(LogbookError) in
-            do throws(StorageError) { try log.installRewrite(rewritten) } catch {
-                throw fail(error)
-            }
-        }
     }
 
     func locked<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {

@@ -15,11 +15,12 @@ public struct LogConfiguration: Sendable {
     /// Keep this many bytes of zeros written ahead of the active segment's last batch, so
     /// that a data sync (`fdatasync`) overwrites blocks the file already has instead of
     /// growing it: a file that grows makes every sync also commit its new size to the file
-    /// system's journal. On this project's test machine (ext4) that made syncs 1.3–1.6×
-    /// as fast (docs/storage.md). The zeros are cut off when the segment is sealed or the
-    /// log closed; recovery reads a tail of zeros as the segment's end. nil: the log's
-    /// owner decides (`Log` writes none; `Logbook` writes 1 MiB ahead when it syncs for
-    /// every write, with `.groupCommit` and `.fsyncEachAppend`). 0 writes none.
+    /// system's journal. On this project's test machine (ext4) that made one writer's
+    /// durable writes 1.3–1.8× as fast (docs/benchmarks.md). The zeros are cut off when the
+    /// segment is sealed or the log closed; recovery reads a tail of zeros as the segment's
+    /// end. nil: the log's owner decides (`Log` writes none; `Logbook` writes 1 MiB ahead
+    /// when it syncs for every write, with `.groupCommit` and `.fsyncEachAppend`). 0 writes
+    /// none.
     public var zeroFillAheadBytes: Int? = nil
 
     /// The defaults.

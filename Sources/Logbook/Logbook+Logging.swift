@@ -1,0 +1,118 @@
+import LogbookCRDT
+import LogbookStorage
+
+// How the engine logs what a write or merge made: under the lock, each accepted change
+// encoded where it lies into the log, the clock after it, the views told; then the wait for
+// the durability mode's promise.
+extension Logbook {
+    /// Runs `operation` under the lock: a merge, answering with its batch and which of it
+    /// was accepted, or a local write, answering with its changes (all accepted, `nil`).
+    /// Appends each accepted change straight from where it lies, with its new local version:
+    /// no change is copied unless a view takes it. Then waits for the durability mode's
+    /// promise.
+    func logged(
+        _ operation: (ReplicaState) throws(LogbookError) -> (
+            batch: [Change<String, String, Value>], acceptance: AcceptedChanges?
+        )
+    ) async throws(LogbookError) -> MergedChanges {
+        let (merged, snapshotDue) = try locked {
+            () throws(LogbookError) -> (MergedChanges, Bool) in
+            if let failure { throw failure }
+            let startOffset = log.nextOffset
+            let (batch, acceptance) = try operation(crdt)
+            var merged = MergedChanges(
+                batch: batch, acceptance: acceptance, offsets: startOffset..<startOffset)
+            do throws(StorageError) {
+                try appendAccepted(batch, acceptance)
+                let clock = crdt.getClock().currentTime()
+                if clock > loggedClock { try append(.clock(clock)) }
+                if durability == .fsyncEachAppend { try log.sync() }
+            } catch {
+                throw fail(error)
+            }
+            merged.offsets = startOffset..<log.nextOffset
+            return (merged, claimSnapshotIfDue())
+        }
+        metrics.appendedChanges.increment(by: Int64(merged.acceptedCount))
+        if snapshotDue { startClaimedSnapshot() }
+        if let committer {
+            do { try await committer.waitUntilDurable(merged.offsets.upperBound) } catch {
+                throw LogbookError(
+                    .failed, "group commit sync failed", path: directory,
+                    storageError: error as? StorageError)
+            }
+        }
+        return merged
+    }
+
+    /// Called with the lock held: logs the clock as it is now.
+    func appendClock() throws(StorageError) {
+        try append(.clock(crdt.getClock().currentTime()))
+    }
+
+    /// Called with the lock held. Returns the record's offset.
+    @discardableResult
+    private func append(_ record: ChangeRecord) throws(StorageError) -> UInt64 {
+        try appendRecords(count: 1) { _, bytes in
+            ChangeRecordCodec.encode(record, into: &bytes)
+            return record.version
+        }.lowerBound
+    }
+
+    /// Logs the accepted changes of `batch` (all of them at their own local versions when
+    /// `acceptance` is nil) in one call to the log, and hands them to the views: each change
+    /// is encoded where it lies, and copied only when a view takes it. Called with the lock
+    /// held.
+    private func appendAccepted(
+        _ batch: [Change<String, String, Value>], _ acceptance: AcceptedChanges?
+    ) throws(StorageError) {
+        // The accepted change at `index`: its place in `batch` and the local version it took.
+        func accepted(_ index: Int) -> (position: Int, version: UInt64) {
+            guard let acceptance else { return (index, batch[index].localDbVersion) }
+            return (acceptance.positions[index], acceptance.localDbVersions[index])
+        }
+        let count = acceptance?.positions.count ?? batch.count
+        let offsets = try appendRecords(count: count) { index, record in
+            let (position, version) = accepted(index)
+            ChangeRecordCodec.encode(batch[position], localDbVersion: version, into: &record)
+            return version
+        }
+        guard !views.isEmpty else { return }
+        for (index, offset) in offsets.enumerated() {
+            let (position, version) = accepted(index)
+            var change = batch[position]
+            change.localDbVersion = version
+            for view in views { view.apply(change, at: offset) }
+        }
+    }
+
+    /// Appends the `count` records `encode` writes (`Log.append(count:encodedBy:)`), and
+    /// counts them into the logged clock and the bytes since the last snapshot. Called with
+    /// the lock held.
+    private func appendRecords(
+        count: Int, _ encode: (Int, inout [UInt8]) -> UInt64
+    ) throws(StorageError) -> Range<UInt64> {
+        var highest: UInt64 = 0
+        var bytes = 0
+        let offsets = try log.append(count: count) { index, record in
+            let version = encode(index, &record)
+            highest = max(highest, version)
+            bytes += record.count
+            return version
+        }
+        loggedClock = max(loggedClock, highest)
+        snapshots.bytesSinceLast += Int64(bytes)
+        return offsets
+    }
+
+    /// Called with the lock held: remembers the first failure, which poisons the instance.
+    func fail(_ error: StorageError) -> LogbookError {
+        let wrapped = LogbookError(error)
+        if failure == nil {
+            failure = LogbookError(
+                .failed, "an earlier write failed; reopen to recover", path: directory,
+                storageError: error)
+        }
+        return wrapped
+    }
+}
