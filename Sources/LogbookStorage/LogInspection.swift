@@ -22,6 +22,9 @@ public struct SegmentSummary: Hashable, Sendable {
     public var versionRange: ClosedRange<UInt64>?
     /// The first problem found, which stopped the reading of this segment.
     public var problem: StorageError?
+    /// Zero bytes in the file after its last batch: the active segment's zeros written
+    /// ahead (`LogConfiguration.zeroFillAheadBytes`), or left by a crash. 0 for sealed ones.
+    public var zeroBytesAfterBatches: Int64 = 0
 }
 
 extension Log {
@@ -76,6 +79,7 @@ extension Log {
                     progress?(done, total)
                 }
             }
+            if summary.isActive { summary.zeroBytesAfterBatches = active.fileEnd - active.size }
             summaries.append(summary)
         }
         return summaries

@@ -124,6 +124,9 @@ import Testing
             configuration: settings(zeroFillAhead: 64 * 1024))
         #expect(log.recovery.description == "clean")
         #expect(try records(log).count == 300)
+        let active = try #require(try log.inspect().last)
+        #expect(active.zeroBytesAfterBatches == Int64(before?.count ?? 0) - log.sizeBytes)
+        #expect(active.zeroBytesAfterBatches > 0)
         try log.close()
         #expect(fileSystem.contents(of: activePath) == before)
     }

@@ -24,6 +24,8 @@ package struct SegmentsReport: CommandReport {
         package var bytes: Int64
         /// Why it is damaged (the first problem, with its byte offset); absent when intact.
         package var problem: String?
+        /// Zero bytes after its last batch (zeros written ahead, cut at close or sealing).
+        package var zeroBytesAfterBatches: Int64
 
         init(_ summary: SegmentSummary) {
             name = summary.name
@@ -35,6 +37,7 @@ package struct SegmentsReport: CommandReport {
             rawBytes = summary.rawBytes
             bytes = summary.sizeBytes
             problem = summary.problem.map(String.init(describing:))
+            zeroBytesAfterBatches = summary.zeroBytesAfterBatches
         }
     }
 
@@ -114,6 +117,13 @@ package struct SegmentsReport: CommandReport {
                     Self.perRecord(segment.bytes, segment.records),
                 ]
             ] + (segment.problem.map { [["  DAMAGED: \($0)"]] } ?? [])
+                + (segment.zeroBytesAfterBatches > 0
+                    ? [
+                        [
+                            "  then \(formatBytes(segment.zeroBytesAfterBatches)) of zeros written ahead"
+                        ]
+                    ]
+                    : [])
         }
         rows.append([
             "total", "", "\(totals.batches)", "\(totals.records)", formatBytes(totals.rawBytes),
