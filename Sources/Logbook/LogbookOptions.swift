@@ -4,9 +4,10 @@ import LogbookStorage
 public struct LogbookOptions: Sendable {
     /// When writes are acknowledged. Default `.groupCommit`.
     public var durability: Durability = .groupCommit
-    /// The log's tunables (segment size, batch size, index interval). A segment size
-    /// recorded in the directory's `logbook.json` (`recordsSegmentSize`) replaces
-    /// `log.segmentSizeMax` on every open.
+    /// The log's tunables (segment size, batch size, index interval, zeros written ahead).
+    /// A segment size recorded in the directory's `logbook.json` (`recordsSegmentSize`)
+    /// replaces `log.segmentSizeMax` on every open; `log.zeroFillAheadBytes` left nil
+    /// becomes `durability.defaultZeroFillAheadBytes`.
     public var log = LogConfiguration()
     /// When this open creates the directory: record `log.segmentSizeMax` in its
     /// `logbook.json`, so every later open (any program, any command) rolls segments at
