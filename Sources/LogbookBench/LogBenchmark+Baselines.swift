@@ -112,6 +112,32 @@ extension LogBenchmark {
         ]
     }
 
+    /// The ceiling the durable appends are held to: syncs over zeros written ahead, which
+    /// is how the log writes with `.groupCommit` and `.fsyncEachAppend`.
+    static let zeroFilledFsyncCeilingName = "fdatasync of 4 KiB writes over zeros"
+
+    /// Adds to the group-commit figure with many writers the bound its settings allow:
+    /// writers × changes per call × the disk's fdatasyncs per second, measured the way the
+    /// log syncs (over zeros written ahead; each writer waits for the sync that covers its
+    /// call), and how much of it was reached.
+    func annotateGroupCommitBound(_ figures: inout [BenchFigure], changesPerCall: Double) {
+        guard
+            let fsyncs = figures.first(where: {
+                $0.system == "ceiling" && $0.name == Self.zeroFilledFsyncCeilingName
+            }
+            )?.fsyncsPerSecond,
+            let index = figures.firstIndex(where: {
+                $0.name.hasPrefix("append .groupCommit, \(writers) writers")
+            })
+        else { return }
+        let bound = Double(writers) * changesPerCall * fsyncs
+        figures[index].note +=
+            "; bound \(formatCount(bound)) changes/s (\(writers) writers × "
+            + String(format: "%.2f", changesPerCall) + " changes per call × "
+            + String(format: "%.0f", fsyncs) + " fdatasyncs/s), "
+            + String(format: "%.0f%%", 100 * figures[index].changesPerSecond / bound) + " reached"
+    }
+
     /// Median time of `lz4 -dc` over every segment, when the command is installed.
     private func lz4CommandSeconds() throws -> Double? {
         guard

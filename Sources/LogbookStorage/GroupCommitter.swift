@@ -11,14 +11,15 @@ import Foundation
 /// covered. No timer adds latency; `maxDelayNanoseconds` optionally waits a little before
 /// each sync to gather more.
 ///
-/// Why more than one sync at a time: with one, a writer that appends while a sync runs waits
+/// Why more than one sync may run: with one, a writer that appends while a sync runs waits
 /// for that sync and then for its own, so under steady load each writer completes one call
 /// per two sync latencies and each sync carries about half of them. With a second sync
-/// allowed to start while the first runs, the writer's own sync starts at once (disks queue
-/// flushes: 4 KiB appends with `fdatasync` from two threads ran 1.7–2.2× the syncs per
-/// second of one thread on this project's test machine), and a call costs about one sync
-/// latency. Syncs may finish out of order: each covers everything written before it began
-/// (POSIX), so the durable offset is the highest a finished sync covered.
+/// allowed to start while the first runs, the writer's own sync can start at once, which
+/// pays where the disk takes concurrent flushes as fast as one and cores are spare. On this
+/// project's 2-core test machine it did not (each sync costs CPU, and the second thread
+/// wakes for nothing when one writer waits; docs/benchmarks.md), so the default is one.
+/// Syncs may finish out of order: each covers everything written before it began (POSIX),
+/// so the durable offset is the highest a finished sync covered.
 ///
 /// Each thread syncs through its own handle on the file (`StorageFile.syncHandle()`): on
 /// Linux a write-back error is reported once per open file description, so two syncs
@@ -69,7 +70,7 @@ public final class GroupCommitter: @unchecked Sendable {
     /// the caller's lock and returns the file to sync and the offset the sync will cover (or
     /// the offset already durable); `noteDurable` records a completed sync under that lock.
     public init(
-        durableOffset: UInt64, maxDelayNanoseconds: UInt64 = 0, syncsInFlightMax: Int = 2,
+        durableOffset: UInt64, maxDelayNanoseconds: UInt64 = 0, syncsInFlightMax: Int = 1,
         flushForSync: @escaping FlushForSync,
         noteDurable: @escaping NoteDurable
     ) {

@@ -131,13 +131,15 @@ extension Log {
         }
     }
 
-    /// Cuts the zeros written ahead of the active segment's last batch and syncs, so a
-    /// closed log's files hold exactly their batches (and read as LZ4 streams).
-    func cutZeroFilledTail() throws(StorageError) {
-        guard try active.file.size() > active.size else { return }
+    /// Cuts whatever follows the active segment's last batch (zeros written ahead, or bytes
+    /// a failed write left), so a sealed or closed segment holds exactly its batches (the
+    /// size the manifest records; an LZ4 stream). Returns whether it cut; not synced.
+    @discardableResult
+    func cutPastLastBatch() throws(StorageError) -> Bool {
+        guard try active.file.size() > active.size else { return false }
         try active.file.truncate(to: active.size)
-        try active.file.sync()
         active.fileEnd = active.size
+        return true
     }
 
     /// Flushes and `fdatasync`s the active segment: everything appended so far is durable.
@@ -193,9 +195,7 @@ extension Log {
     /// segments after the manifest's active one).
     func roll(nextBaseOffset: UInt64) throws(StorageError) {
         precondition(nextBaseOffset >= active.index.nextOffset, "roll back to \(nextBaseOffset)")
-        // Zeros written ahead, or bytes a failed write left, may follow the last valid batch;
-        // the sealed file must be exactly its batches, the size the manifest records.
-        if try active.file.size() != active.size { try active.file.truncate(to: active.size) }
+        try cutPastLastBatch()
         try active.file.sync()
         durableOffset = flushedOffset
         try writeIndex(active.index)

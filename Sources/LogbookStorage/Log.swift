@@ -134,7 +134,7 @@ public final class Log {
         defer { lease?.release() }
         if !isReadOnly {
             try sync()
-            try cutZeroFilledTail()
+            if try cutPastLastBatch() { try active.file.sync() }
         }
         isClosed = true
         try active.file.close()

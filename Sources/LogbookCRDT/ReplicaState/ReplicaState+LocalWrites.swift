@@ -21,10 +21,12 @@ extension ReplicaState {
         _ recordId: String, flags: UInt32 = 0, fields: [(String, Value)],
         refusingColumnVersionsFrom limit: UInt64
     ) throws(ColumnVersionAtLimit) -> [Change<String, String, Value>] {
-        let number = storage.numberCreatingEntry(for: recordId, hash: storage.hash(recordId))
-        try storage.checkColumnVersions(ofEntry: number, fields, below: limit)
-        return storage.write(
-            fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags)
+        var changes: [Change<String, String, Value>] = []
+        changes.reserveCapacity(fields.count)
+        try storage.insertOrUpdate(
+            recordId, hash: storage.hash(recordId), fields: fields, nodeId: nodeId, flags: flags,
+            limit: limit, into: &changes)
+        return changes
     }
 
     /// Deletes a record, leaving a tombstone; nil, without a tick, when it is already
@@ -33,9 +35,7 @@ extension ReplicaState {
     public func deleteRecord(_ recordId: String, flags: UInt32 = 0) -> Change<
         String, String, Value
     >? {
-        let number = storage.numberCreatingEntry(for: recordId, hash: storage.hash(recordId))
-        if storage.entries[number].status == .tombstoned { return nil }
-        return storage.deleteRecord(number, recordId: recordId, nodeId: nodeId, flags: flags)
+        storage.deleteRecord(recordId, hash: storage.hash(recordId), nodeId: nodeId, flags: flags)
     }
 
     /// Deletes one field, keeping its column version so stale writes lose; nil, without a
@@ -56,10 +56,8 @@ extension ReplicaState {
         _ recordId: String, fieldName: String, flags: UInt32 = 0,
         refusingColumnVersionsFrom limit: UInt64
     ) throws(ColumnVersionAtLimit) -> Change<String, String, Value>? {
-        guard let number = storage.liveNumber(recordId, withField: fieldName) else { return nil }
-        try storage.checkColumnVersion(ofEntry: number, fieldName, below: limit)
-        return storage.deleteField(
-            fieldName, ofEntry: number, recordId: recordId, nodeId: nodeId, flags: flags)
+        try storage.deleteField(
+            recordId, hash: nil, fieldName: fieldName, nodeId: nodeId, flags: flags, limit: limit)
     }
 }
 

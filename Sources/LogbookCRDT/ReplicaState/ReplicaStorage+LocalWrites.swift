@@ -106,9 +106,9 @@ extension ReplicaStorage {
         return outcome
     }
 
-    /// Makes one write of a batch, exactly as `ReplicaState`'s single call for it with
-    /// `refusingColumnVersionsFrom: limit` (after the engine's fence check, `isSkipped`, for
-    /// the writes that make one), appending its changes to `changes`.
+    /// Makes one write of a batch through the same function as `ReplicaState`'s single call
+    /// for it with `refusingColumnVersionsFrom: limit` (after the engine's fence check,
+    /// `isSkipped`, for the writes that make one), appending its changes to `changes`.
     @inline(__always)
     private mutating func make(
         _ write: LocalWrite, hash: UInt64, nodeId: NodeId, flags: UInt32, limit: UInt64,
@@ -117,25 +117,64 @@ extension ReplicaStorage {
         switch write {
         case .insertOrUpdate(let recordId, let fields):
             if isSkipped(recordId) { return }
-            let number = numberCreatingEntry(for: recordId, hash: hash)
-            try checkColumnVersions(ofEntry: number, fields, below: limit)
-            self.write(
-                fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
+            try insertOrUpdate(
+                recordId, hash: hash, fields: fields, nodeId: nodeId, flags: flags, limit: limit,
                 into: &changes)
         case .deleteField(let recordId, let fieldName):
-            guard let number = liveNumber(recordId, withField: fieldName, hash: hash) else {
-                return
+            if let change = try deleteField(
+                recordId, hash: hash, fieldName: fieldName, nodeId: nodeId, flags: flags,
+                limit: limit)
+            {
+                changes.append(change)
             }
-            try checkColumnVersion(ofEntry: number, fieldName, below: limit)
-            changes.append(
-                deleteField(
-                    fieldName, ofEntry: number, recordId: recordId, nodeId: nodeId, flags: flags))
         case .deleteRecord(let recordId):
             if isSkipped(recordId) { return }
-            let number = numberCreatingEntry(for: recordId, hash: hash)
-            if entries[number].status == .tombstoned { return }
-            changes.append(deleteRecord(number, recordId: recordId, nodeId: nodeId, flags: flags))
+            if let change = deleteRecord(recordId, hash: hash, nodeId: nodeId, flags: flags) {
+                changes.append(change)
+            }
         }
+    }
+
+    /// `insertOrUpdate` of `recordId` (whose hash is `hash`), refused before anything
+    /// changes when a column it writes has a version of `limit` or more (a live record's
+    /// only); appends its changes to `changes`. The check and the write share one lookup.
+    @inline(__always)
+    mutating func insertOrUpdate(
+        _ recordId: String, hash: UInt64, fields: [(String, Value)], nodeId: NodeId,
+        flags: UInt32, limit: UInt64, into changes: inout [Change<String, String, Value>]
+    ) throws(ColumnVersionAtLimit) {
+        let number = numberCreatingEntry(for: recordId, hash: hash)
+        try checkColumnVersions(ofEntry: number, fields, below: limit)
+        write(
+            fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
+            into: &changes)
+    }
+
+    /// `deleteField` of `recordId` (whose hash is `hash`, computed when not given), refused
+    /// before anything changes when the field's version is `limit` or more; nil, without a
+    /// tick, when the record is not live or the field is absent or already deleted.
+    @inline(__always)
+    mutating func deleteField(
+        _ recordId: String, hash: UInt64?, fieldName: String, nodeId: NodeId, flags: UInt32,
+        limit: UInt64
+    ) throws(ColumnVersionAtLimit) -> Change<String, String, Value>? {
+        guard let number = liveNumber(recordId, withField: fieldName, hash: hash) else {
+            return nil
+        }
+        try checkColumnVersion(ofEntry: number, fieldName, below: limit)
+        return deleteField(
+            fieldName, ofEntry: number, recordId: recordId, nodeId: nodeId, flags: flags)
+    }
+
+    /// `deleteRecord` of `recordId` (whose hash is `hash`); nil, without a tick, when it is
+    /// already tombstoned.
+    @inline(__always)
+    mutating func deleteRecord(_ recordId: String, hash: UInt64, nodeId: NodeId, flags: UInt32)
+        -> Change<String, String, Value>?
+    {
+        let number = numberCreatingEntry(for: recordId, hash: hash)
+        if entries[number].status == .tombstoned { return nil }
+        return deleteRecord(number, recordId: recordId, nodeId: nodeId, flags: flags)
     }
 
     /// `deleteRecord`'s write to the entry numbered `number`, not tombstoned.
