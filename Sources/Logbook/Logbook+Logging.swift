@@ -53,10 +53,10 @@ extension Logbook {
     /// Called with the lock held. Returns the record's offset.
     @discardableResult
     private func append(_ record: ChangeRecord) throws(StorageError) -> UInt64 {
-        try appendRecords(count: 1) { _, bytes in
-            ChangeRecordCodec.encode(record, into: &bytes)
-            return record.version
-        }.lowerBound
+        try appendRecords(
+            count: 1, describedBy: { _ in (ChangeRecordCodec.size(of: record), record.version) },
+            writtenBy: { _, pointer in ChangeRecordCodec.write(record, to: pointer) }
+        ).lowerBound
     }
 
     /// Logs the accepted changes of `batch` (all of them at their own local versions when
@@ -66,40 +66,54 @@ extension Logbook {
     private func appendAccepted(
         _ batch: [Change<String, String, Value>], _ acceptance: AcceptedChanges?
     ) throws(StorageError) {
-        // The accepted change at `index`: its place in `batch` and the local version it took.
-        func accepted(_ index: Int) -> (position: Int, version: UInt64) {
-            guard let acceptance else { return (index, batch[index].localDbVersion) }
-            return (acceptance.positions[index], acceptance.localDbVersions[index])
-        }
-        let count = acceptance?.positions.count ?? batch.count
-        let offsets = try appendRecords(count: count) { index, record in
-            let (position, version) = accepted(index)
-            ChangeRecordCodec.encode(batch[position], localDbVersion: version, into: &record)
-            return version
+        // Each change is read where it lies, by the codec's inlined size and write: a copy
+        // (its strings retained and released) for each of the two showed in profiles.
+        let offsets = try batch.withUnsafeBufferPointer { changes throws(StorageError) in
+            // The accepted change at `index`: its place in `batch` and its local version.
+            func accepted(_ index: Int) -> (position: Int, version: UInt64) {
+                guard let acceptance else { return (index, changes[index].localDbVersion) }
+                return (acceptance.positions[index], acceptance.localDbVersions[index])
+            }
+            return try appendRecords(
+                count: acceptance?.positions.count ?? changes.count,
+                describedBy: { index in
+                    let (position, version) = accepted(index)
+                    let size = ChangeRecordCodec.size(
+                        of: changes[position], localDbVersion: version)
+                    return (size, version)
+                },
+                writtenBy: { index, pointer in
+                    let (position, version) = accepted(index)
+                    return ChangeRecordCodec.write(
+                        changes[position], localDbVersion: version, to: pointer)
+                })
         }
         guard !views.isEmpty else { return }
         for (index, offset) in offsets.enumerated() {
-            let (position, version) = accepted(index)
-            var change = batch[position]
-            change.localDbVersion = version
+            var change = batch[acceptance?.positions[index] ?? index]
+            if let acceptance { change.localDbVersion = acceptance.localDbVersions[index] }
             for view in views { view.apply(change, at: offset) }
         }
     }
 
-    /// Appends the `count` records `encode` writes (`Log.append(count:encodedBy:)`), and
-    /// counts them into the logged clock and the bytes since the last snapshot. Called with
-    /// the lock held.
+    /// Appends the `count` records `describe` sizes and `write` writes (`Log.append(count:
+    /// describedBy:writtenBy:)`), and counts them into the logged clock and the bytes since
+    /// the last snapshot. Called with the lock held.
     private func appendRecords(
-        count: Int, _ encode: (Int, inout [UInt8]) -> UInt64
+        count: Int, describedBy describe: (Int) -> (byteCount: Int, version: UInt64),
+        writtenBy write: (Int, UnsafeMutableRawPointer) -> Int
     ) throws(StorageError) -> Range<UInt64> {
         var highest: UInt64 = 0
         var bytes = 0
-        let offsets = try log.append(count: count) { index, record in
-            let version = encode(index, &record)
-            highest = max(highest, version)
-            bytes += record.count
-            return version
-        }
+        let offsets = try log.append(
+            count: count,
+            describedBy: { index in
+                let record = describe(index)
+                highest = max(highest, record.version)
+                bytes += record.byteCount
+                return record
+            },
+            writtenBy: write)
         loggedClock = max(loggedClock, highest)
         snapshots.bytesSinceLast += Int64(bytes)
         return offsets

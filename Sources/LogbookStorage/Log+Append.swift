@@ -9,35 +9,29 @@ extension Log {
         -> UInt64
     {
         try prepareToAppend()
-        return try appendChecked(record, version: version)
+        return try appendChecked(byteCount: record.count, version: version) {
+            record.writeBytes(to: $0)
+        }
     }
 
-    /// Appends `count` records, each written by `encode(index, &buffer)` into a buffer
-    /// emptied before each call, which returns the record's version; returns the offsets
-    /// they took. What `append(_:version:)` does per record, with its checks made once per
-    /// call and no array handed over per record: a merge logs its accepted changes this way.
+    /// Appends `count` records: for each index, `describe` gives the record's size in bytes
+    /// and its version, and `write` stores exactly that many bytes at the pointer it is given
+    /// (returning how many), straight into the pending batch. What `append(_:version:)` does
+    /// per record, with its checks made once per call and no buffer between the encoder and
+    /// the batch: the engine logs its changes this way. Returns the offsets they took.
     ///
     /// Throws as `append(_:version:)` does; the records before a failing one stay appended.
     @discardableResult
     public func append(
-        count: Int, encodedBy encode: (Int, inout [UInt8]) -> UInt64
+        count: Int, describedBy describe: (Int) -> (byteCount: Int, version: UInt64),
+        writtenBy write: (Int, UnsafeMutableRawPointer) -> Int
     ) throws(StorageError) -> Range<UInt64> {
         let start = nextOffset
         guard count > 0 else { return start..<start }
         try prepareToAppend()
-        var record = recordBuffer
-        recordBuffer = []
-        defer { recordBuffer = record }
         for index in 0..<count {
-            record.removeAll(keepingCapacity: true)
-            let version = encode(index, &record)
-            var failure: StorageError?
-            record.withUnsafeBytes { bytes in
-                do throws(StorageError) { try appendChecked(bytes, version: version) } catch {
-                    failure = error
-                }
-            }
-            if let failure { throw failure }
+            let (byteCount, version) = describe(index)
+            try appendChecked(byteCount: byteCount, version: version) { write(index, $0) }
         }
         return start..<nextOffset
     }
@@ -54,18 +48,18 @@ extension Log {
     /// epoch at its first record, flushes a full batch before it and a batch at its target
     /// after it; returns the record's offset.
     @discardableResult
-    private func appendChecked(_ record: UnsafeRawBufferPointer, version: UInt64)
-        throws(StorageError) -> UInt64
-    {
-        guard record.count <= Limits.recordSizeMax else {
+    private func appendChecked(
+        byteCount: Int, version: UInt64, writtenBy write: (UnsafeMutableRawPointer) -> Int
+    ) throws(StorageError) -> UInt64 {
+        guard byteCount <= Limits.recordSizeMax else {
             throw StorageError(
-                .invalidArgument, "record of \(record.count) bytes exceeds \(Limits.recordSizeMax)",
+                .invalidArgument, "record of \(byteCount) bytes exceeds \(Limits.recordSizeMax)",
                 path: directory, logOffset: nextOffset)
         }
         if !hasBegunEpoch { try beginEpoch() }
-        if !pending.canAppend(byteCount: record.count) { try flush() }
+        if !pending.canAppend(byteCount: byteCount) { try flush() }
         let offset = nextOffset
-        pending.append(offset: offset, version: version, record: record)
+        pending.append(offset: offset, version: version, byteCount: byteCount, writtenBy: write)
         nextOffset += 1
         if pending.rawSize >= configuration.batchSizeTarget { try flush() }
         return offset

@@ -23,8 +23,6 @@ public final class Log {
     var sealed: [SegmentIndex]
     var active: ActiveSegment
     var pending = BatchEncoder()
-    /// Reused by `append(count:encodedBy:)` for each record's bytes.
-    var recordBuffer: [UInt8] = []
     var isClosed = false
     /// Opened by `openReadOnly`: every write throws `.readOnly`.
     public let isReadOnly: Bool

@@ -156,8 +156,8 @@ import Testing
         try log.close()
     }
 
-    /// `append(count:encodedBy:)` writes what one `append(_:version:)` per record writes:
-    /// the same offsets and bytes, across batch and segment boundaries and a reopen.
+    /// `append(count:describedBy:writtenBy:)` writes what one `append(_:version:)` per record
+    /// writes: the same offsets and bytes, across batch and segment boundaries and a reopen.
     @Test(arguments: [[1], [0, 0], Array(repeating: 100, count: 500), [1023, 1, 1024, 1025]])
     func recordsAppendedInOneCallRoundTrip(sizes: [Int]) throws {
         let directory = TemporaryDirectory()
@@ -165,12 +165,16 @@ import Testing
         let written = sizes.enumerated().map { recordBytes($0.offset, size: $0.element) }
         let log = try Log.open(directory: directory.path, configuration: configuration())
         try log.append([7], version: 1)
-        let offsets = try log.append(count: written.count) { index, record in
-            record += written[index]
-            return UInt64(index + 2)
-        }
+        let offsets = try log.append(
+            count: written.count,
+            describedBy: { index in (written[index].count, UInt64(index + 2)) },
+            writtenBy: { index, pointer in
+                written[index].withUnsafeBytes { $0.writeBytes(to: pointer) }
+            })
         #expect(offsets == 1..<UInt64(written.count + 1))
-        #expect(try log.append(count: 0) { _, _ in 0 } == offsets.upperBound..<offsets.upperBound)
+        let none = try log.append(
+            count: 0, describedBy: { _ in (0, 0) }, writtenBy: { _, _ in 0 })
+        #expect(none == offsets.upperBound..<offsets.upperBound)
         try log.close()
         let reopened = try Log.open(directory: directory.path, configuration: configuration())
         let read = try readAll(reopened)
@@ -185,10 +189,13 @@ import Testing
         defer { directory.remove() }
         let log = try Log.open(directory: directory.path)
         let error = #expect(throws: StorageError.self) {
-            try log.append(count: 3) { index, record in
-                record += [UInt8](repeating: 1, count: index == 1 ? Limits.recordSizeMax + 1 : 2)
-                return 1
-            }
+            try log.append(
+                count: 3,
+                describedBy: { index in (index == 1 ? Limits.recordSizeMax + 1 : 2, 1) },
+                writtenBy: { _, pointer in
+                    pointer.initializeMemory(as: UInt8.self, repeating: 1, count: 2)
+                    return 2
+                })
         }
         #expect(error?.code == .invalidArgument)
         #expect(error?.logOffset == 1)

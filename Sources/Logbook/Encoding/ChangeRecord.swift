@@ -36,12 +36,26 @@ public enum ChangeRecordCodec {
 
     /// Appends the encoding of `record` to `bytes`.
     public static func encode(_ record: ChangeRecord, into bytes: inout [UInt8]) {
+        bytes.append(byteCount: size(of: record)) { write(record, to: $0) }
+    }
+
+    /// The bytes the encoding of `record` takes.
+    public static func size(of record: ChangeRecord) -> Int {
+        switch record {
+        case .clock(let time): 1 + Varint.size(of: time)
+        case .change(let change): size(of: change, localDbVersion: change.localDbVersion)
+        }
+    }
+
+    /// Writes the encoding of `record` to `pointer`, which has room for `size(of: record)`
+    /// bytes; returns that many.
+    public static func write(_ record: ChangeRecord, to pointer: UnsafeMutableRawPointer) -> Int {
         switch record {
         case .clock(let time):
-            bytes.append(Kind.clock.rawValue)
-            Varint.append(time, to: &bytes)
+            pointer.storeBytes(of: Kind.clock.rawValue, as: UInt8.self)
+            return 1 + Varint.write(time, to: pointer + 1)
         case .change(let change):
-            encode(change, localDbVersion: change.localDbVersion, into: &bytes)
+            return write(change, localDbVersion: change.localDbVersion, to: pointer)
         }
     }
 
@@ -52,20 +66,54 @@ public enum ChangeRecordCodec {
         _ change: Change<String, String, Value>, localDbVersion: UInt64,
         into bytes: inout [UInt8]
     ) {
+        bytes.append(byteCount: size(of: change, localDbVersion: localDbVersion)) {
+            write(change, localDbVersion: localDbVersion, to: $0)
+        }
+    }
+
+    /// The bytes the encoding of `.change(change)` at `localDbVersion` takes.
+    @inline(__always)
+    public static func size(of change: Change<String, String, Value>, localDbVersion: UInt64)
+        -> Int
+    {
+        var size =
+            1 + Varint.size(of: localDbVersion) + Varint.size(of: change.dbVersion)
+            + Varint.size(of: change.nodeId) + Varint.size(of: UInt64(change.flags))
+            + ValueCodec.stringSize(change.recordId)
+        if let column = change.colName {
+            size += Varint.size(of: change.colVersion) + ValueCodec.stringSize(column)
+            if let value = change.value { size += ValueCodec.size(of: value) }
+        }
+        return size
+    }
+
+    /// Writes the encoding of `.change(change)` at `localDbVersion` to `pointer`, which has
+    /// room for `size(of:localDbVersion:)` bytes; returns that many. The engine logs its
+    /// changes this way, straight into the pending batch (`Log.append(count:describedBy:
+    /// writtenBy:)`).
+    @inline(__always)
+    public static func write(
+        _ change: Change<String, String, Value>, localDbVersion: UInt64,
+        to pointer: UnsafeMutableRawPointer
+    ) -> Int {
         let kind: Kind =
             change.colName == nil
             ? .recordDeletion : change.value == nil ? .fieldDeletion : .set
-        bytes.append(kind.rawValue)
-        Varint.append(localDbVersion, to: &bytes)
-        Varint.append(change.dbVersion, to: &bytes)
-        Varint.append(change.nodeId, to: &bytes)
-        Varint.append(UInt64(change.flags), to: &bytes)
-        ValueCodec.appendString(change.recordId, to: &bytes)
+        pointer.storeBytes(of: kind.rawValue, as: UInt8.self)
+        var written = 1
+        written += Varint.write(localDbVersion, to: pointer + written)
+        written += Varint.write(change.dbVersion, to: pointer + written)
+        written += Varint.write(change.nodeId, to: pointer + written)
+        written += Varint.write(UInt64(change.flags), to: pointer + written)
+        written += ValueCodec.writeString(change.recordId, to: pointer + written)
         if let column = change.colName {
-            Varint.append(change.colVersion, to: &bytes)
-            ValueCodec.appendString(column, to: &bytes)
-            if let value = change.value { ValueCodec.append(value, to: &bytes) }
+            written += Varint.write(change.colVersion, to: pointer + written)
+            written += ValueCodec.writeString(column, to: pointer + written)
+            if let value = change.value {
+                written += ValueCodec.write(value, to: pointer + written)
+            }
         }
+        return written
     }
 
     /// Decodes one record occupying all of `bytes`; returns why it is malformed on failure.

@@ -22,39 +22,50 @@ extension ValueCodec {
         -> Result<Int, ValueViolation>
     {
         var size = 0
-        if let violation = measure(value, depth: 0, size: &size, sizeMax: sizeMax) {
+        if let violation = measure(value, depth: 0, size: &size, sizeMax: sizeMax, checked: true) {
             return .failure(violation)
         }
         return .success(size)
     }
 
-    /// Adds the encoded size of `value` (at nesting `depth`) to `size`.
-    private static func measure(_ value: Value, depth: Int, size: inout Int, sizeMax: Int)
-        -> ValueViolation?
-    {
-        guard depth <= ChangeLimits.valueDepthMax else { return .tooDeep }
+    /// The exact size of `value`'s encoding, for a value every write path already admitted
+    /// (`encodedSize(of:)`): what the encoder reserves before writing it in place.
+    public static func size(of value: Value) -> Int {
+        var size = 0
+        _ = measure(value, depth: 0, size: &size, sizeMax: .max, checked: false)
+        return size
+    }
+
+    /// Adds the encoded size of `value` (at nesting `depth`) to `size`; when `checked`, stops
+    /// at the first bound it breaks.
+    private static func measure(
+        _ value: Value, depth: Int, size: inout Int, sizeMax: Int, checked: Bool
+    ) -> ValueViolation? {
+        if checked && depth > ChangeLimits.valueDepthMax { return .tooDeep }
         size += 1  // the tag
         switch value {
         case .null, .bool: break
-        case .int(let int): size += varintSize(UInt64(bitPattern: (int << 1) ^ (int >> 63)))
+        case .int(let int): size += Varint.size(of: zigzag(int))
         case .double(let double):
-            guard double.isFinite else { return .nonFiniteDouble }
+            if checked && !double.isFinite { return .nonFiniteDouble }
             size += 8
         case .string(let string): size += stringSize(string)
-        case .bytes(let bytes): size += varintSize(UInt64(bytes.count)) + bytes.count
+        case .bytes(let bytes): size += Varint.size(of: UInt64(bytes.count)) + bytes.count
         case .array(let elements):
-            size += varintSize(UInt64(elements.count))
+            size += Varint.size(of: UInt64(elements.count))
             for element in elements {
-                if let violation = measure(element, depth: depth + 1, size: &size, sizeMax: sizeMax)
+                if let violation = measure(
+                    element, depth: depth + 1, size: &size, sizeMax: sizeMax, checked: checked)
                 {
                     return violation
                 }
             }
         case .object(let members):
-            size += varintSize(UInt64(members.count))
+            size += Varint.size(of: UInt64(members.count))
             for (key, member) in members {
                 size += stringSize(key)
-                if let violation = measure(member, depth: depth + 1, size: &size, sizeMax: sizeMax)
+                if let violation = measure(
+                    member, depth: depth + 1, size: &size, sizeMax: sizeMax, checked: checked)
                 {
                     return violation
                 }
@@ -64,13 +75,9 @@ extension ValueCodec {
     }
 
     /// The encoded size of a length-prefixed string.
+    @usableFromInline
     static func stringSize(_ string: String) -> Int {
         let count = string.utf8.count
-        return varintSize(UInt64(count)) + count
-    }
-
-    /// The bytes `Varint.append` writes for `value`.
-    static func varintSize(_ value: UInt64) -> Int {
-        max(1, (64 - value.leadingZeroBitCount + 6) / 7)
+        return Varint.size(of: UInt64(count)) + count
     }
 }

@@ -17,45 +17,65 @@ public enum ValueCodec {
 
     /// Appends the encoding of `value`.
     public static func append(_ value: Value, to bytes: inout [UInt8]) {
+        bytes.append(byteCount: size(of: value)) { write(value, to: $0) }
+    }
+
+    /// Writes the encoding of `value` at `pointer`, which has room for `size(of: value)`
+    /// bytes; returns that many.
+    public static func write(_ value: Value, to pointer: UnsafeMutableRawPointer) -> Int {
+        func tag(_ tag: Tag) -> Int {
+            pointer.storeBytes(of: tag.rawValue, as: UInt8.self)
+            return 1
+        }
         switch value {
-        case .null: bytes.append(Tag.null.rawValue)
-        case .bool(let flag): bytes.append(flag ? Tag.isTrue.rawValue : Tag.isFalse.rawValue)
-        case .int(let int):
-            bytes.append(Tag.int.rawValue)
-            Varint.append(UInt64(bitPattern: (int << 1) ^ (int >> 63)), to: &bytes)
+        case .null: return tag(.null)
+        case .bool(let flag): return tag(flag ? .isTrue : .isFalse)
+        case .int(let int): return tag(.int) + Varint.write(zigzag(int), to: pointer + 1)
         case .double(let double):
-            bytes.append(Tag.double.rawValue)
-            withUnsafeBytes(of: double.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
-        case .string(let string):
-            bytes.append(Tag.string.rawValue)
-            appendString(string, to: &bytes)
+            (pointer + 1).storeBytes(of: double.bitPattern.littleEndian, as: UInt64.self)
+            return tag(.double) + 8
+        case .string(let string): return tag(.string) + writeString(string, to: pointer + 1)
         case .bytes(let data):
-            bytes.append(Tag.bytes.rawValue)
-            Varint.append(UInt64(data.count), to: &bytes)
-            bytes.append(contentsOf: data)
+            var written = tag(.bytes) + Varint.write(UInt64(data.count), to: pointer + 1)
+            data.withUnsafeBytes { written += $0.writeBytes(to: pointer + written) }
+            return written
         case .array(let elements):
-            bytes.append(Tag.array.rawValue)
-            Varint.append(UInt64(elements.count), to: &bytes)
-            for element in elements { append(element, to: &bytes) }
+            var written = tag(.array) + Varint.write(UInt64(elements.count), to: pointer + 1)
+            for element in elements { written += write(element, to: pointer + written) }
+            return written
         case .object(let members):
-            bytes.append(Tag.object.rawValue)
-            Varint.append(UInt64(members.count), to: &bytes)
+            var written = tag(.object) + Varint.write(UInt64(members.count), to: pointer + 1)
             for key in members.keys.sorted() {
-                appendString(key, to: &bytes)
-                if let member = members[key] { append(member, to: &bytes) }
+                written += writeString(key, to: pointer + written)
+                if let member = members[key] { written += write(member, to: pointer + written) }
             }
+            return written
         }
     }
 
     /// Appends a length-prefixed UTF-8 string.
     @inlinable
     public static func appendString(_ string: String, to bytes: inout [UInt8]) {
-        var copy = string
-        copy.withUTF8 { utf8 in
-            Varint.append(UInt64(utf8.count), to: &bytes)
-            bytes.append(contentsOf: utf8)
-        }
+        bytes.append(byteCount: stringSize(string)) { writeString(string, to: $0) }
     }
+
+    /// Writes a length-prefixed UTF-8 string at `pointer`, which has room for
+    /// `stringSize(string)` bytes; returns that many.
+    @inlinable
+    public static func writeString(_ string: String, to pointer: UnsafeMutableRawPointer) -> Int {
+        func write(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+            let written = Varint.write(UInt64(utf8.count), to: pointer)
+            return written + UnsafeRawBufferPointer(utf8).writeBytes(to: pointer + written)
+        }
+        // A native string lends its bytes; only a bridged or lazy one needs a copy made
+        // contiguous (`withUTF8` on a copy, which retains it even when it is native).
+        if let written = string.utf8.withContiguousStorageIfAvailable(write) { return written }
+        var copy = string
+        return copy.withUTF8(write)
+    }
+
+    /// Signed integers as zigzag: small magnitudes, either sign, take few varint bytes.
+    static func zigzag(_ int: Int64) -> UInt64 { UInt64(bitPattern: (int << 1) ^ (int >> 63)) }
 
     /// Reads a length-prefixed UTF-8 string; nil if it runs past the input, is longer than
     /// `sizeMax` bytes or is not UTF-8.

@@ -30,8 +30,20 @@ public struct BatchEncoder: Sendable {
 
     /// Adds a record at `offset` (greater than the previous one) with a caller `version`.
     public mutating func append(offset: UInt64, version: UInt64, record: UnsafeRawBufferPointer) {
-        precondition(record.count <= Limits.recordSizeMax, "record of \(record.count) bytes")
-        precondition(canAppend(byteCount: record.count), "batch is full")
+        append(offset: offset, version: version, byteCount: record.count) {
+            record.writeBytes(to: $0)
+        }
+    }
+
+    /// Adds a record of `byteCount` bytes at `offset` (greater than the previous one) with a
+    /// caller `version`, stored by `write` straight into the payload (returning `byteCount`):
+    /// no record buffer between the encoder and the batch.
+    public mutating func append(
+        offset: UInt64, version: UInt64, byteCount: Int,
+        writtenBy write: (UnsafeMutableRawPointer) -> Int
+    ) {
+        precondition(byteCount <= Limits.recordSizeMax, "record of \(byteCount) bytes")
+        precondition(canAppend(byteCount: byteCount), "batch is full")
         let base: UInt64
         if let existing = baseOffset {
             precondition(offset > lastOffset, "offset \(offset) after \(lastOffset)")
@@ -41,9 +53,14 @@ public struct BatchEncoder: Sendable {
             base = offset
         }
         precondition(offset - base < UInt64(UInt32.max), "offset delta overflows")
-        Varint.append(offset - base, to: &raw)
-        Varint.append(UInt64(record.count), to: &raw)
-        raw.append(contentsOf: record)
+        let delta = offset - base
+        let length = UInt64(byteCount)
+        let prefix = Varint.size(of: delta) + Varint.size(of: length)
+        raw.append(byteCount: prefix + byteCount) { pointer in
+            var written = Varint.write(delta, to: pointer)
+            written += Varint.write(length, to: pointer + written)
+            return written + write(pointer + written)
+        }
         lastOffset = offset
         recordCount += 1
         minVersion = min(minVersion, version)

@@ -14,6 +14,30 @@ public enum Varint {
         bytes.append(UInt8(remaining))
     }
 
+    /// The bytes `value` takes: one per started group of seven significant bits, at least one.
+    @inlinable
+    public static func size(of value: UInt64) -> Int {
+        max(1, (UInt64.bitWidth - value.leadingZeroBitCount + 6) / 7)
+    }
+
+    /// Writes `value` at `pointer`, which has room for `size(of: value)` bytes; returns that
+    /// many. The in-place form for encoders that size a whole record first (`[UInt8].append(
+    /// byteCount:writtenBy:)`): one capacity check per record instead of one per byte.
+    @inlinable
+    public static func write(_ value: UInt64, to pointer: UnsafeMutableRawPointer) -> Int {
+        var remaining = value
+        var written = 0
+        while remaining >= 0x80 {
+            pointer.storeBytes(
+                of: UInt8(truncatingIfNeeded: remaining) | 0x80, toByteOffset: written,
+                as: UInt8.self)
+            remaining >>= 7
+            written += 1
+        }
+        pointer.storeBytes(of: UInt8(remaining), toByteOffset: written, as: UInt8.self)
+        return written + 1
+    }
+
     /// Reads a varint at `position`, advancing it. Nil when the input ends inside the varint
     /// or the value does not fit 64 bits.
     @inlinable
