@@ -4,13 +4,12 @@ import LogbookCRDT
 import LogbookStorage
 import LogbookTesting
 
-/// The standard workload, generated once per process, and the scratch files the suites use.
+/// The standard workload, generated once per process, and the logs written from it.
 final class BenchmarkWorkload: @unchecked Sendable {
     // @unchecked: written once in init, read-only afterwards (the lazily written log is
     // guarded by `lock`).
     let operations: [StandardWorkload.Operation]
     let changes: [Change<String, String, Value>]
-    let directory: String
     private let lock = NSLock()
     private var logWritten = false
 
@@ -19,34 +18,14 @@ final class BenchmarkWorkload: @unchecked Sendable {
         let changes = Array(StandardWorkload.changes(of: operations).prefix(changeCount))
         self.operations = operations
         self.changes = changes
-        directory =
-            FileManager.default.temporaryDirectory.appendingPathComponent(
-                "logbook-benchmarks-\(ProcessInfo.processInfo.processIdentifier)"
-            ).path
-        try? FileManager.default.createDirectory(
-            atPath: directory, withIntermediateDirectories: true)
-    }
-
-    func scratch(_ name: String) -> String {
-        let path = directory + "/" + name
-        try? FileManager.default.removeItem(atPath: path)
-        return path
-    }
-
-    /// A new, empty scratch file open for writing (the fdatasync ceilings).
-    func scratchFile(_ name: String) throws -> FileHandle {
-        let path = scratch(name)
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     }
 
     func freshLogbook(_ durability: Durability) throws -> Logbook {
         var options = LogbookOptions()
         options.durability = durability
         options.log.segmentSizeMax = 1 << 20
-        return try Logbook.open(directory: scratch("append-log"), nodeId: 1, options: options)
+        return try Logbook.open(
+            directory: ScratchDirectory.fresh("append-log"), nodeId: 1, options: options)
     }
 
     /// A log holding every change of the workload (merged as another node's), written once
@@ -54,7 +33,7 @@ final class BenchmarkWorkload: @unchecked Sendable {
     func writtenLog(fresh: Bool = false) throws -> String {
         lock.lock()
         defer { lock.unlock() }
-        let path = directory + "/workload-log"
+        let path = ScratchDirectory.path + "/workload-log"
         if logWritten && !fresh { return path }
         try? FileManager.default.removeItem(atPath: path)
         var options = LogbookOptions()

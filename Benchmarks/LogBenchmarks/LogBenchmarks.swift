@@ -5,6 +5,7 @@ import LogbookBench
 import LogbookCRDT
 import LogbookStorage
 import LogbookTesting
+import LogbookWorkloads
 
 // Logbook's suites under package-benchmark, with the baselines in the same run: SQLite
 // through GRDB (LogbookBench's `SQLiteBaseline`, the one `logbook bench` uses: a changes
@@ -152,16 +153,26 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("compaction-\(workload.changes.count)-changes") { benchmark in
         for _ in benchmark.scaledIterations {
-            let directory = try workload.writtenLog(fresh: true)
-            var options = LogbookOptions()
-            options.durability = .buffered
-            let logbook = try Logbook.open(directory: directory, options: options)
-            var compaction = CompactionOptions()
-            compaction.dirtyRatioMin = 0
-            benchmark.startMeasurement()
-            blackHole(try logbook.compact(compaction))
-            benchmark.stopMeasurement()
-            try logbook.close()
+            try measureCompaction(of: try workload.writtenLog(fresh: true), benchmark)
+        }
+    }
+
+    // Compaction of a log where about a third of the changes tie on column version with the
+    // winner before them (`TiedWorkload`: two nodes editing the same columns), settled in
+    // memory; written once, each iteration compacts a fresh copy.
+    let tiedChanges = 200_000
+    Benchmark("compaction-with-ties-\(tiedChanges)-changes") { benchmark in
+        var options = LogbookOptions()
+        options.durability = .buffered
+        options.log.segmentSizeMax = 1 << 20
+        let tied = ScratchDirectory.fresh("tied-log")
+        let writer = try Logbook.open(directory: tied, nodeId: 1, options: options)
+        try await TiedWorkload(records: 20_000, changes: tiedChanges).write(into: writer)
+        try writer.close()
+        for _ in benchmark.scaledIterations {
+            let copy = ScratchDirectory.fresh("tied-log-copy")
+            try FileManager.default.copyItem(atPath: tied, toPath: copy)
+            try measureCompaction(of: copy, benchmark)
         }
     }
 
@@ -185,7 +196,7 @@ let benchmarks: @Sendable () -> Void = {
         "baseline-SQLite-GRDB-insert-\(workload.changes.count)-changes-WAL-10k-per-transaction"
     ) { benchmark in
         for _ in benchmark.scaledIterations {
-            let path = workload.scratch("grdb.sqlite")
+            let path = ScratchDirectory.fresh("grdb.sqlite")
             benchmark.startMeasurement()
             blackHole(try SQLiteBaseline(path: path).append(workload.changes))
             benchmark.stopMeasurement()
@@ -193,7 +204,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("baseline-SQLite-GRDB-full-scan-into-CRDT") { benchmark in
-        let path = workload.scratch("grdb-read.sqlite")
+        let path = ScratchDirectory.fresh("grdb-read.sqlite")
         let baseline = SQLiteBaseline(path: path)
         _ = try baseline.append(workload.changes)
         for _ in benchmark.scaledIterations {
@@ -257,7 +268,7 @@ let benchmarks: @Sendable () -> Void = {
     for overZeros in [false, true] {
         let name = overZeros ? "writes-over-zeros" : "append"
         Benchmark("ceiling-fdatasync-4KiB-\(name)") { benchmark in
-            let handle = try workload.scratchFile("fsync-probe-\(name)")
+            let handle = try ScratchDirectory.freshFile("fsync-probe-\(name)")
             if overZeros {
                 try handle.write(contentsOf: Data(count: 1 << 20))
                 guard fdatasync(handle.fileDescriptor) == 0 else {
@@ -281,4 +292,18 @@ let benchmarks: @Sendable () -> Void = {
     // MARK: Views
 
     searchBenchmarks()
+}
+
+/// One measured `Logbook.compact` of the log in `directory`, with no dirty-ratio threshold;
+/// opening and closing it are not measured.
+func measureCompaction(of directory: String, _ benchmark: Benchmark) throws {
+    var options = LogbookOptions()
+    options.durability = .buffered
+    let logbook = try Logbook.open(directory: directory, options: options)
+    var compaction = CompactionOptions()
+    compaction.dirtyRatioMin = 0
+    benchmark.startMeasurement()
+    blackHole(try logbook.compact(compaction))
+    benchmark.stopMeasurement()
+    try logbook.close()
 }

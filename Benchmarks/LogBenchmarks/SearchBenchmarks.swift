@@ -9,6 +9,7 @@ import LogbookWorkloads
 final class SearchHome: @unchecked Sendable {
     // @unchecked: `built` is guarded by `lock`; the index guards itself.
     static let entities = 100_000
+    static let directoryName = "search-home"
     private let lock = NSLock()
     private var built: SearchIndex?
 
@@ -18,7 +19,7 @@ final class SearchHome: @unchecked Sendable {
         var options = LogbookOptions()
         options.durability = .buffered
         options.views = [search]
-        let directory = workload.scratch("search-home")
+        let directory = ScratchDirectory.fresh(Self.directoryName)
         let logbook = try Logbook.open(directory: directory, nodeId: 1, options: options)
         var generator = HomeGraphGenerator(seed: 5)
         try await logbook.importGoodies(
@@ -34,8 +35,29 @@ final class SearchHome: @unchecked Sendable {
 
 let searchHome = SearchHome()
 
-/// One iteration runs the whole `SearchQueryMix` (20 queries) once, per ranking.
+/// One iteration runs the whole `SearchQueryMix` (20 queries) once, per ranking; another
+/// rebuilds the views from the home's log.
 func searchBenchmarks() {
+    // The graph, search and bridge views rebuilt by opening the home's log (read-only, so
+    // every iteration replays the same log and writes nothing): what `logbook bench views`
+    // measures on 10 M changes, here on the search home's.
+    Benchmark("views-rebuild-graph-search-bridges-\(SearchHome.entities)-entity-home") {
+        benchmark in
+        _ = try await searchHome.index()
+        let directory = ScratchDirectory.path + "/" + SearchHome.directoryName
+        for _ in benchmark.scaledIterations {
+            let views = (GraphIndex(), SearchIndex(), BridgeStatsView())
+            var options = LogbookOptions()
+            options.readOnly = true
+            options.views = [views.0, views.1, views.2]
+            benchmark.startMeasurement()
+            let logbook = try Logbook.open(directory: directory, options: options)
+            blackHole(views.1.search("kitchen"))  // builds every search index
+            benchmark.stopMeasurement()
+            try logbook.close()
+        }
+    }
+
     let mix = SearchQueryMix.queries
     let rankings: [(name: String, run: @Sendable (SearchIndex, String) -> [SearchIndex.Result])] = [
         ("goodies-ranking", { index, query in index.search(query) }),

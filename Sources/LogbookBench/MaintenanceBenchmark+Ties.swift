@@ -1,13 +1,8 @@
 import Foundation
 import Logbook
-import LogbookCRDT
 import LogbookWorkloads
 
 extension MaintenanceBenchmark {
-    /// Of the changes node 1 makes, the share node 2 writes concurrently, at the same column
-    /// version (the note says how many of them tie in the end).
-    static let tiedShare = 0.5
-
     /// Compaction of a log where many changes tie on `colVersion` with the winner before
     /// them (two nodes editing the same columns): with pass 1 keeping recent versions
     /// (the default) and, on a copy of the same log in the same run, reading every tie back
@@ -81,42 +76,11 @@ extension MaintenanceBenchmark {
         return options
     }
 
-    /// The standard workload on node 1, and node 2 writing a share of the same columns at
-    /// the same column versions (and a higher dbVersion, so they win), sent every
-    /// `syncInterval` changes of node 1, shuffled: node 2's changes whose column node 1 has
-    /// not written again meanwhile are accepted, and tie. Every segment sealed,
-    /// all of it synced.
+    /// `TiedWorkload` written into a fresh log at `path`, all of it synced.
     private func writeTiedLog(at path: String) async throws {
         try? FileManager.default.removeItem(atPath: path)
         let logbook = try Logbook.open(directory: path, nodeId: 1, options: Self.logOptions)
-        var workload = StandardWorkload(recordCount: records)
-        var random = SeededGenerator(seed: 7)
-        var written = 0
-        var fromNode2: [Change<String, String, Value>] = []
-        while written < changes {
-            guard case .upsert(let recordId, let fields) = workload.next() else { continue }
-            let made = try await logbook.insertOrUpdate(recordId, fields: fields)
-            written += made.count
-            for change in made where Double.random(in: 0..<1, using: &random) < Self.tiedShare {
-                fromNode2.append(
-                    Change(
-                        recordId: change.recordId, colName: change.colName,
-                        value: .string("from node 2"), colVersion: change.colVersion,
-                        dbVersion: change.dbVersion + 1, nodeId: 2,
-                        localDbVersion: change.dbVersion + 1))
-            }
-            if fromNode2.count >= syncInterval {
-                // In no particular order, as changes relayed from several nodes arrive.
-                fromNode2.shuffle(using: &random)
-                written += try await logbook.merge(fromNode2).count
-                fromNode2.removeAll(keepingCapacity: true)
-            }
-        }
-        try logbook.sealActiveSegment()
+        try await TiedWorkload(records: records, changes: changes).write(into: logbook)
         try logbook.close()
     }
-
-    /// Node 2's changes are sent in batches of this many (fewer on a small log, so that
-    /// some are sent).
-    var syncInterval: Int { max(50, min(5_000, changes / 20)) }
 }

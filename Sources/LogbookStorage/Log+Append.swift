@@ -51,9 +51,10 @@ extension Log {
     private func appendChecked(
         byteCount: Int, version: UInt64, writtenBy write: (UnsafeMutableRawPointer) -> Int
     ) throws(StorageError) -> UInt64 {
-        guard byteCount <= Limits.recordSizeMax else {
+        guard byteCount >= 0, byteCount <= Limits.recordSizeMax else {
             throw StorageError(
-                .invalidArgument, "record of \(byteCount) bytes exceeds \(Limits.recordSizeMax)",
+                .invalidArgument,
+                "record of \(byteCount) bytes: a record takes 0 to \(Limits.recordSizeMax)",
                 path: directory, logOffset: nextOffset)
         }
         if !hasBegunEpoch { try beginEpoch() }

@@ -204,6 +204,26 @@ import Testing
         try log.close()
     }
 
+    /// A size below zero is refused like one over the bound, before anything is written.
+    @Test func aNegativeRecordSizeIsRefused() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try Log.open(directory: directory.path)
+        var written = false
+        let error = #expect(throws: StorageError.self) {
+            try log.append(
+                count: 1, describedBy: { _ in (-1, 1) },
+                writtenBy: { _, _ in
+                    written = true
+                    return -1
+                })
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(!written)
+        #expect(log.nextOffset == 0)
+        try log.close()
+    }
+
     @Test func lz4CommandDecodesASegmentToTheRawRecords() throws {
         guard
             let lz4 = ["/usr/bin/lz4", "/usr/local/bin/lz4"].first(
