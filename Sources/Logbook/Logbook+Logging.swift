@@ -89,6 +89,8 @@ extension Logbook {
                 })
         }
         guard !views.isEmpty else { return }
+        // `accepted` spelled again rather than this loop moved into the closure above: moved,
+        // one-call appends measured 0.74 / 0.80 M changes/s against 0.99 / 1.01 M.
         for (index, offset) in offsets.enumerated() {
             var change = batch[acceptance?.positions[index] ?? index]
             if let acceptance { change.localDbVersion = acceptance.localDbVersions[index] }

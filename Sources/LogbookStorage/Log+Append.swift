@@ -69,14 +69,10 @@ extension Log {
     /// Appends an array of bytes as one record.
     @discardableResult
     public func append(_ record: [UInt8], version: UInt64) throws(StorageError) -> UInt64 {
-        var result: Result<UInt64, StorageError> = .success(0)
-        record.withUnsafeBytes { bytes in
-            do throws(StorageError) { result = .success(try append(bytes, version: version)) } catch
-            {
-                result = .failure(error)
-            }
+        try prepareToAppend()
+        return try appendChecked(byteCount: record.count, version: version) { pointer in
+            record.withUnsafeBytes { $0.writeBytes(to: pointer) }
         }
-        return try result.get()
     }
 
     /// Writes the pending batch to the active segment (rolling first when it is full or
