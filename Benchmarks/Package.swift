@@ -23,6 +23,7 @@ let package = Package(
                 .product(name: "Logbook", package: "Logbook"),
                 .product(name: "LogbookBench", package: "Logbook"),
                 .product(name: "LogbookCRDT", package: "Logbook"),
+                .product(name: "LogbookShipping", package: "Logbook"),
                 .product(name: "LogbookStorage", package: "Logbook"),
                 .product(name: "LogbookTesting", package: "Logbook"),
                 .product(name: "LogbookViews", package: "Logbook"),

@@ -29,28 +29,35 @@ final class BenchmarkWorkload: @unchecked Sendable {
     }
 
     /// A log holding every change of the workload (merged as another node's), written once
-    /// per process, or again when `fresh`.
+    /// per process, or again when `fresh`. For a synchronous benchmark closure: it waits for
+    /// the writing task, which an async closure must not (it would hold a thread of the
+    /// cooperative pool that the writing needs); those use `writtenLogAsync`.
     func writtenLog(fresh: Bool = false) throws -> String {
-        lock.lock()
-        defer { lock.unlock() }
+        let semaphore = DispatchSemaphore(value: 0)
+        let result = UnsafeSendableBox<Result<String, any Error>?>(nil)
+        Task {
+            do { result.value = .success(try await writtenLogAsync(fresh: fresh)) } catch {
+                result.value = .failure(error)
+            }
+            semaphore.signal()
+        }
+        semaphore.wait()
+        guard let result = result.value else { throw CocoaError(.fileWriteUnknown) }
+        return try result.get()
+    }
+
+    /// `writtenLog` for an async benchmark closure.
+    func writtenLogAsync(fresh: Bool = false) async throws -> String {
         let path = ScratchDirectory.path + "/workload-log"
-        if logWritten && !fresh { return path }
+        if !fresh, lock.withLock({ logWritten }) { return path }
         try? FileManager.default.removeItem(atPath: path)
         var options = LogbookOptions()
         options.durability = .buffered
         options.log.segmentSizeMax = 1 << 20
         let logbook = try Logbook.open(directory: path, nodeId: 1, options: options)
-        let semaphore = DispatchSemaphore(value: 0)
-        let changes = self.changes
-        let failure = UnsafeSendableBox<(any Error)?>(nil)
-        Task {
-            do { _ = try await logbook.merge(changes) } catch { failure.value = error }
-            semaphore.signal()
-        }
-        semaphore.wait()
-        if let error = failure.value { throw error }
+        _ = try await logbook.merge(changes)
         try logbook.close()
-        logWritten = true
+        lock.withLock { logWritten = true }
         return path
     }
 

@@ -64,9 +64,9 @@ enum PeakMemory {
 /// written as the log writes them (more when fewer than half are left, synced by the next
 /// sync), so each sync overwrites zeros instead of growing the file: the ceiling of a log
 /// with `LogConfiguration.zeroFillAheadBytes`.
-func measureFdatasyncRate(directory: String, zeroFillAhead: Int = 0, seconds: Double = 1) throws
-    -> Double
-{
+public func measureFdatasyncRate(
+    directory: String, zeroFillAhead: Int = 0, seconds: Double = 1
+) throws -> Double {
     let fileSystem = PosixFileSystem()
     try fileSystem.createDirectory(directory)
     let path = directory + "/fsync-probe"
@@ -92,4 +92,13 @@ func measureFdatasyncRate(directory: String, zeroFillAhead: Int = 0, seconds: Do
         count += 1
     }
     return Double(count) / (ContinuousClock.now - started).seconds
+}
+
+/// The most a group commit with these settings can reach: every writer's call in every sync,
+/// back to back at the disk's rate (each writer waits for the sync that covers its call, so
+/// a writer has one call in each sync at most).
+public func groupCommitBound(writers: Int, changesPerCall: Double, fdatasyncsPerSecond: Double)
+    -> Double
+{
+    Double(writers) * changesPerCall * fdatasyncsPerSecond
 }

@@ -130,7 +130,8 @@ extension LogBenchmark {
                 $0.name.hasPrefix("append .groupCommit, \(writers) writers")
             })
         else { return }
-        let bound = Double(writers) * changesPerCall * fsyncs
+        let bound = groupCommitBound(
+            writers: writers, changesPerCall: changesPerCall, fdatasyncsPerSecond: fsyncs)
         figures[index].note +=
             "; bound \(formatCount(bound)) changes/s (\(writers) writers × "
             + String(format: "%.2f", changesPerCall) + " changes per call × "
