@@ -20,6 +20,10 @@ public struct BenchFigure: Codable, Sendable {
     public var fsyncsPerSecond: Double?
     /// The process's peak resident memory during the figure, in MB.
     public var peakMegabytes: Double?
+    /// The most changes per second its settings allow, where that is known: for group
+    /// commit with many writers, writers × changes per call × the disk's fdatasyncs per
+    /// second (`groupCommitBound`).
+    public var boundChangesPerSecond: Double?
     /// Anything else worth saying.
     public var note: String = ""
 
@@ -28,7 +32,7 @@ public struct BenchFigure: Codable, Sendable {
         system: String, name: String, kind: String? = nil, changesPerSecond: Double,
         rawMegabytesPerSecond: Double? = nil, diskMegabytesPerSecond: Double? = nil,
         bytesPerChange: Double? = nil, latency: Latency? = nil, fsyncsPerSecond: Double? = nil,
-        peakMegabytes: Double? = nil, note: String = ""
+        peakMegabytes: Double? = nil, boundChangesPerSecond: Double? = nil, note: String = ""
     ) {
         self.system = system
         self.name = name
@@ -40,6 +44,7 @@ public struct BenchFigure: Codable, Sendable {
         self.latency = latency
         self.fsyncsPerSecond = fsyncsPerSecond
         self.peakMegabytes = peakMegabytes
+        self.boundChangesPerSecond = boundChangesPerSecond
         self.note = note
     }
 }

@@ -132,6 +132,7 @@ extension LogBenchmark {
         else { return }
         let bound = groupCommitBound(
             writers: writers, changesPerCall: changesPerCall, fdatasyncsPerSecond: fsyncs)
+        figures[index].boundChangesPerSecond = bound
         figures[index].note +=
             "; bound \(formatCount(bound)) changes/s (\(writers) writers × "
             + String(format: "%.2f", changesPerCall) + " changes per call × "

@@ -48,7 +48,17 @@ import Testing
         let decoded = try JSONDecoder().decode(
             BenchReport.self, from: Data(try report.json().utf8))
         #expect(decoded.figures.count == report.figures.count)
-        #expect(report.html().contains("<svg"))
+        let page = report.html()
+        #expect(page.contains("<svg"))
+        // The page holds every figure, the ceilings (no changes/s) included, and group
+        // commit against its bound.
+        for figure in report.figures {
+            #expect(page.contains("<td>\(figure.name)</td>"), "\(figure.name)")
+        }
+        let groupCommit = try #require(
+            report.figures.first { $0.name.hasPrefix("append .groupCommit, 4 writers") })
+        #expect((groupCommit.boundChangesPerSecond ?? 0) > 0)
+        #expect(page.contains("Against the bound"))
         #expect(!FileManager.default.fileExists(atPath: suite.directory), "scratch left behind")
     }
 
