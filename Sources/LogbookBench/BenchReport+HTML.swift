@@ -26,7 +26,7 @@ extension BenchReport {
                 + barChart(throughputBars, logarithmic: true),
             "<h2>Append latency per call (µs, p50 / p99, log scale)</h2>"
                 + barChart(latencyBars, logarithmic: true),
-            "<h2>Every figure</h2>" + table(Self.figureColumns, figureRows),
+            "<h2>Every figure</h2>" + table(Self.figureColumns, figureRows, textColumns: 2),
         ]
         if !latencyRows.isEmpty {
             sections.append(
@@ -34,7 +34,8 @@ extension BenchReport {
         }
         if !ratioRows.isEmpty {
             sections.append(
-                "<h2>Logbook ÷ baseline (changes/s)</h2>" + table(Self.ratioColumns, ratioRows))
+                "<h2>Logbook ÷ baseline (changes/s)</h2>"
+                    + table(Self.ratioColumns, ratioRows, textColumns: 2))
         }
         if !boundRows.isEmpty {
             sections.append(
@@ -48,20 +49,24 @@ extension BenchReport {
         return """
             <!doctype html><html><head><meta charset="utf-8"><title>Logbook benchmark</title>
             <style>body{font:14px system-ui,sans-serif;margin:2em;max-width:60em}td,th{padding:2px 8px;text-align:right}
-            td:first-child,th:first-child{text-align:left}svg text{font:12px system-ui,sans-serif}</style></head><body>
+            .t{text-align:left}svg text{font:12px system-ui,sans-serif}</style></head><body>
             <h1>Logbook benchmark</h1><p>\(escape(workload))<br>\(escape(machine))</p>
             \(sections.joined(separator: "\n"))
             </body></html>
             """
     }
 
-    /// An HTML table; every cell escaped.
-    private func table(_ columns: [String], _ rows: [[String]]) -> String {
-        let header = columns.map { "<th>\(escape($0))</th>" }.joined()
-        let body = rows.map { row in
-            "<tr>" + row.map { "<td>\(escape($0))</td>" }.joined() + "</tr>"
+    /// An HTML table; every cell escaped, the first `textColumns` columns aligned left
+    /// (names) and the rest right (numbers).
+    private func table(_ columns: [String], _ rows: [[String]], textColumns: Int = 1) -> String {
+        func cells(_ row: [String], tag: String) -> String {
+            row.enumerated().map { index, text in
+                let align = index < textColumns ? " class=\"t\"" : ""
+                return "<\(tag)\(align)>\(escape(text))</\(tag)>"
+            }.joined()
         }
-        return "<table><tr>\(header)</tr>\(body.joined())</table>"
+        let body = rows.map { "<tr>\(cells($0, tag: "td"))</tr>" }
+        return "<table><tr>\(cells(columns, tag: "th"))</tr>\(body.joined())</table>"
     }
 
     /// Logbook blue, SQLite orange, JSON green, ceilings grey.

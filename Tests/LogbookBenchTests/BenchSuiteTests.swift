@@ -53,7 +53,7 @@ import Testing
         // The page holds every figure, the ceilings (no changes/s) included, and group
         // commit against its bound.
         for figure in report.figures {
-            #expect(page.contains("<td>\(figure.name)</td>"), "\(figure.name)")
+            #expect(page.contains("<td class=\"t\">\(figure.name)</td>"), "\(figure.name)")
         }
         let groupCommit = try #require(
             report.figures.first { $0.name.hasPrefix("append .groupCommit, 4 writers") })
