@@ -50,7 +50,7 @@ struct ViewsBenchmark {
                 system: "Logbook", name: "views: open + rebuild graph, search, bridges",
                 kind: "replay", changesPerSecond: Double(replayed) / seconds, peakMegabytes: peak,
                 note: String(
-                    format: "%.1f s for %d changes (target ≤ 60 s for 10 M)", seconds, replayed)))
+                    format: "%.1f s for %d changes (target ≤ 30 s for 10 M)", seconds, replayed)))
 
         progress("search latency")
         var random = SeededGenerator(seed: 99)

@@ -50,9 +50,17 @@ enum Replayer {
                         crdt.restore(
                             zip(changes, offsets).filter { $0.1 >= stateStart }.map(\.0))
                     }
-                    for (view, start) in views where start < header.nextOffset {
-                        for (change, offset) in zip(changes, offsets) where offset >= start {
-                            view.apply(change, at: offset)
+                    // Each change is handed to the views where it lies in the batch: read
+                    // through `zip`, it was copied (its strings retained, then released) once
+                    // per view, about a tenth of a views rebuild's replay in profiles.
+                    changes.withUnsafeBufferPointer { changes in
+                        offsets.withUnsafeBufferPointer { offsets in
+                            let count = min(changes.count, offsets.count)
+                            for (view, start) in views where start < header.nextOffset {
+                                for index in 0..<count where offsets[index] >= start {
+                                    view.apply(changes[index], at: offsets[index])
+                                }
+                            }
                         }
                     }
                     highestClock = max(highestClock, batch.highestClock)
