@@ -14,7 +14,10 @@ import LogbookCRDT
 /// value per column is enough.
 ///
 /// Isolation: the Logbook calls `apply` and `reset` under its lock, one change at a time;
-/// reads from other threads must be synchronized by the view itself.
+/// reads from other threads must be synchronized by the view itself. The one exception is a
+/// replay on open, for views that declare `replaysIndependently`: those may be applied on a
+/// thread of their own while the others are applied on another (each view still gets its
+/// changes one at a time, in log order).
 public protocol MaterializedView: AnyObject, Sendable {
     /// A stable name, unique among a Logbook's views.
     var name: String { get }
@@ -24,4 +27,13 @@ public protocol MaterializedView: AnyObject, Sendable {
     func apply(_ change: Change<String, String, Value>, at offset: UInt64)
     /// A stable hash of the view's state (equal states give equal digests).
     func digest() -> StateDigest
+    /// Whether a replay may apply this view concurrently with the Logbook's other views:
+    /// true only when it shares no mutable state with any of them. Default false.
+    var replaysIndependently: Bool { get }
+}
+
+extension MaterializedView {
+    /// Views share state unless they say otherwise: replayed with the others, one change
+    /// at a time.
+    public var replaysIndependently: Bool { false }
 }

@@ -15,6 +15,9 @@ public final class BridgeStatsView: MaterializedView, @unchecked Sendable {
     public static let recordPrefix = "bridge_event/"
     /// The view's name, or the bridge's.
     public let name = "bridge-stats"
+    /// See `MaterializedView`: this view's state is its own, so a replay may apply it on a
+    /// thread of its own.
+    public var replaysIndependently: Bool { true }
     let lock = NSLock()
     var fields: [String: [String: Value]] = [:]
 

@@ -46,6 +46,9 @@ public final class GraphIndex: MaterializedView, @unchecked Sendable {
 
     /// The view's name.
     public let name = "graph"
+    /// See `MaterializedView`: this view's state is its own, so a replay may apply it on a
+    /// thread of its own.
+    public var replaysIndependently: Bool { true }
     let lock = NSLock()
     var entities: [String: Entity] = [:]
     var relationships: [String: Relationship] = [:]

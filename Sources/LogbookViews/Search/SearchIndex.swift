@@ -64,6 +64,9 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
 
     /// The view's name.
     public let name = "search"
+    /// See `MaterializedView`: this view's state is its own, so a replay may apply it on a
+    /// thread of its own.
+    public var replaysIndependently: Bool { true }
     let lock = NSLock()
     var documents: [Document] = []
     var texts: [Texts?] = []
