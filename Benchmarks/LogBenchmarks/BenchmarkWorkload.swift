@@ -6,8 +6,9 @@ import LogbookTesting
 
 /// The standard workload, generated once per process, and the logs written from it.
 final class BenchmarkWorkload: @unchecked Sendable {
-    // @unchecked: written once in init, read-only afterwards (the lazily written log is
-    // guarded by `lock`).
+    // @unchecked: written once in init, read-only afterwards; `logWritten` is read and set
+    // under `lock`. Two suites asking for the log at once could both write it: each
+    // package-benchmark suite runs in a process of its own, one at a time.
     let operations: [StandardWorkload.Operation]
     let changes: [Change<String, String, Value>]
     private let lock = NSLock()

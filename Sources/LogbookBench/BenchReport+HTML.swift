@@ -4,8 +4,9 @@ import Foundation
 /// `tables()`, so the page holds every figure the terminal shows.
 extension BenchReport {
     /// One HTML page, no scripts: throughput bars per figure and latency bars per append
-    /// figure, then every figure as the terminal shows it (all its columns, the latency
-    /// percentiles, the ratios, the figures against their bounds) and the notes.
+    /// figure, then every figure as the terminal shows it (all its columns, then
+    /// `detailTables`: the latency percentiles, the ratios, the figures against their bounds)
+    /// and the notes.
     public func html() -> String {
         let throughput = figures.filter { $0.changesPerSecond > 0 }
         let latency = figures.compactMap { figure in figure.latency.map { (figure.name, $0) } }
@@ -28,19 +29,11 @@ extension BenchReport {
                 + barChart(latencyBars, logarithmic: true),
             "<h2>Every figure</h2>" + table(Self.figureColumns, figureRows, textColumns: 2),
         ]
-        if !latencyRows.isEmpty {
+        for detail in detailTables {
+            let title = detail.title.prefix(1).uppercased() + detail.title.dropFirst()
             sections.append(
-                "<h2>Latency per call (µs)</h2>" + table(Self.latencyColumns, latencyRows))
-        }
-        if !ratioRows.isEmpty {
-            sections.append(
-                "<h2>Logbook ÷ baseline (changes/s)</h2>"
-                    + table(Self.ratioColumns, ratioRows, textColumns: 2))
-        }
-        if !boundRows.isEmpty {
-            sections.append(
-                "<h2>Against the bound their settings allow</h2>"
-                    + table(Self.boundColumns, boundRows))
+                "<h2>\(escape(title))</h2>"
+                    + table(detail.columns, detail.rows, textColumns: detail.textColumns))
         }
         let notes = figures.filter { !$0.note.isEmpty }.map {
             "<li><b>\(escape($0.system)) \(escape($0.name))</b>: \(escape($0.note))</li>"

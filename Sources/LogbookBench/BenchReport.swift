@@ -95,22 +95,27 @@ public struct BenchReport: Codable, Sendable {
         }
     }
 
+    /// The tables after the figures that have rows, as both renderings show them: title,
+    /// columns, rows, and how many leading columns hold text.
+    var detailTables: [(title: String, columns: [String], rows: [[String]], textColumns: Int)] {
+        [
+            ("latency per call (µs)", Self.latencyColumns, latencyRows, 1),
+            (
+                "Logbook ÷ baseline (changes/s; above 1 means Logbook is faster)",
+                Self.ratioColumns, ratioRows, 2
+            ),
+            ("against the bound their settings allow", Self.boundColumns, boundRows, 1),
+        ].filter { !$0.rows.isEmpty }
+    }
+
     /// The figures as terminal tables: throughput, latency percentiles, ratios, bounds,
     /// notes.
     public func tables() -> String {
         var text = "\(workload)\n\(machine)\n"
         text += TextTable.render(header: Self.figureColumns, rows: figureRows)
-        if !latencyRows.isEmpty {
-            text += "\nlatency per call (µs)\n"
-            text += TextTable.render(header: Self.latencyColumns, rows: latencyRows)
-        }
-        if !ratioRows.isEmpty {
-            text += "\nLogbook ÷ baseline (changes/s; above 1 means Logbook is faster)\n"
-            text += TextTable.render(header: Self.ratioColumns, rows: ratioRows)
-        }
-        if !boundRows.isEmpty {
-            text += "\nagainst the bound their settings allow\n"
-            text += TextTable.render(header: Self.boundColumns, rows: boundRows)
+        for detail in detailTables {
+            text += "\n\(detail.title)\n"
+            text += TextTable.render(header: detail.columns, rows: detail.rows)
         }
         for figure in figures where !figure.note.isEmpty {
             text += "- \(figure.system) \(figure.name): \(figure.note)\n"

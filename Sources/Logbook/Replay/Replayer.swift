@@ -9,6 +9,9 @@ enum Replayer {
     /// Smaller logs replay on one thread: a thread costs more than it would save.
     static let pipelineBytesMin: Int64 = 1 << 20
 
+    /// A view and the offset from which it takes changes (past its checkpoint, or 0).
+    typealias ViewFrom = (view: any MaterializedView, start: UInt64)
+
     /// One decoded batch, handed from the reading stage to the restoring one.
     struct DecodedBatch: Sendable {
         var header: BatchHeader
@@ -25,7 +28,7 @@ enum Replayer {
     /// restores them. Only batches some of them need are read.
     static func replay(
         _ log: Log, into crdt: ReplicaState, from stateStart: UInt64 = 0,
-        views: [(view: any MaterializedView, start: UInt64)] = [],
+        views: [ViewFrom] = [],
         progress: (@Sendable (Int64, Int64) -> Void)?
     ) throws(LogbookError) -> ReplayStatistics {
         let started = ContinuousClock.now
@@ -90,7 +93,7 @@ enum Replayer {
     /// retained, then released) once per view, about a tenth of a views rebuild's replay in
     /// profiles.
     private static func apply(
-        _ batch: DecodedBatch, to views: [(view: any MaterializedView, start: UInt64)]
+        _ batch: DecodedBatch, to views: [ViewFrom]
     ) {
         batch.changes.withUnsafeBufferPointer { changes in
             batch.offsets.withUnsafeBufferPointer { offsets in
@@ -107,26 +110,19 @@ enum Replayer {
     /// The views to apply on a thread of their own (the first, third… of those that replay
     /// independently), and the rest; none when fewer than two views would be left to share
     /// the work.
-    private static func split(
-        _ views: [(view: any MaterializedView, start: UInt64)]
-    ) -> (
-        separate: [(view: any MaterializedView, start: UInt64)],
-        alongside: [(view: any MaterializedView, start: UInt64)]
+    private static func split(_ views: [ViewFrom]) -> (
+        separate: [ViewFrom], alongside: [ViewFrom]
     ) {
-        var separate: [(view: any MaterializedView, start: UInt64)] = []
-        var alongside: [(view: any MaterializedView, start: UInt64)] = []
+        var separate: [ViewFrom] = []
+        var alongside: [ViewFrom] = []
         var independent = 0
         for entry in views {
-            if entry.view.replaysIndependently {
-                if independent.isMultiple(of: 2) {
-                    separate.append(entry)
-                } else {
-                    alongside.append(entry)
-                }
-                independent += 1
+            if entry.view.replaysIndependently && independent.isMultiple(of: 2) {
+                separate.append(entry)
             } else {
                 alongside.append(entry)
             }
+            if entry.view.replaysIndependently { independent += 1 }
         }
         guard !separate.isEmpty, !alongside.isEmpty else { return ([], views) }
         return (separate, alongside)
