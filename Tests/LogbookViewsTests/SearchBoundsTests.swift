@@ -79,4 +79,69 @@ import Testing
             #expect(SortedSlots.intersection(long, short) == expected)
         }
     }
+
+    @Test func theMergeIntersectionAndEqualityMatchSets() {
+        var random = SeededGenerator(seed: 25)
+        for _ in 0..<500 {
+            func list(_ count: Int) -> [Int32] {
+                Array(Set((0..<count).map { _ in Int32.random(in: 0..<3000, using: &random) }))
+                    .sorted()
+            }
+            // Lengths within 16 of each other, so the merge, not the gallop, answers.
+            let a = list(Int.random(in: 0...1500, using: &random))
+            let b = list(Int.random(in: a.count / 8...max(a.count / 8, 1500), using: &random))
+            let expected = Set(a).intersection(b).sorted()
+            #expect(SortedSlots.intersection(a, b) == expected)
+            #expect(SortedSlots.intersection(b, a) == expected)
+            #expect(SortedSlots.equal(a, b) == (a == b))
+            #expect(SortedSlots.equal(a, a))
+        }
+    }
+
+    @Test func touchedSlotsComeInSlotOrderFromTheBitsAndClearForTheNextQuery() {
+        var random = SeededGenerator(seed: 26)
+        var scratch = CandidateMarks.Scratch()
+        for round in 0..<20 {
+            // Few touched (sorted) and many (read from the bits), over the same scratch.
+            let count = round % 2 == 0 ? 40 : 3000
+            var marks = CandidateMarks(reusing: scratch, slots: 10_000)
+            let slots = (0..<count).map { _ in Int32.random(in: 0..<10_000, using: &random) }
+            marks.mark(slots) { $0.nameWords &+= 1 }
+            #expect(marks.touchedInSlotOrder() == Array(Set(slots)).sorted())
+            marks.markTouched([slots[0], 9_999]) { $0.contentWords &+= 1 }
+            #expect(marks[slots[0]].contentWords == 1)
+            #expect(marks[9_999].touched == slots.contains(9_999))
+            scratch = marks.clearedScratch()
+            let cleared = CandidateMarks(reusing: scratch, slots: 10_000)
+            #expect(cleared.touchedInSlotOrder().isEmpty)
+            #expect(!cleared[slots[0]].touched && cleared[slots[0]].nameWords == 0)
+        }
+    }
+
+    @Test func wordListsLeaveOutWhatCannotReachTheFloorAndGroupIdenticalLists() {
+        let room = Array(Int32(0)..<3000)
+        let living = Array(Int32(0)..<600)
+        let speaker = Array(Int32(400)..<1100)
+        // "living room speaker" with a floor of 3.8 from the whole-query lists: "room", the
+        // longest, is left out (1.5 + 1 < 3.8); "living" and "speaker" cannot both be.
+        var words = QueryWordLists(name: [living, room, speaker], content: [[], [], []])
+        #expect(words.groups.map(\.count) == [3000, 700, 600])
+        var marks = CandidateMarks(reusing: CandidateMarks.Scratch(), slots: 3000)
+        var marked: [Int] = []
+        while let next = words.nextToMark(floor: 3.8) {
+            marked.append(words.groups[next].count)
+            words.mark(next, in: &marks)
+        }
+        #expect(marked == [600, 700])  // the most score per entity first
+        words.markRemainingOnTouched(in: &marks)
+        #expect(marks.touched.count == 1100)
+        #expect(marks[500].nameWords == 3 && marks[0].nameWords == 2 && marks[2000].nameWords == 0)
+        // With no floor every list is needed; two identical lists are one group of 3.0.
+        let twins = QueryWordLists(name: [living, living], content: [speaker])
+        #expect(twins.groups.map(\.share) == [0.5, 3.0])
+        #expect(twins.nextToMark(floor: 0) == 1)
+        // A floor above every share left out, plus the similarity term: nothing to mark.
+        #expect(twins.nextToMark(floor: 4.6) == nil)
+        #expect(twins.nextToMark(floor: 4.5) != nil)  // a tie at the floor could still rank
+    }
 }

@@ -157,6 +157,41 @@ import Testing
         }
     }
 
+    /// Queries of several words with few results wanted: the floor rises above what the
+    /// longest word lists can add, so search leaves them out (`QueryWordLists`), and an
+    /// entity ranked wrongly because of that differs from the scan.
+    @Test(arguments: [11, 12, 13] as [UInt64])
+    func severalWordsWithFewResultsEqualAScan(seed: UInt64) async throws {
+        var random = SeededGenerator(seed: seed)
+        let home = try HomeLogbook()
+        defer { home.close() }
+        let words = ["living", "room", "speaker", "smart", "light", "kitchen", "lamp"]
+        func phrase(_ count: Int) -> String {
+            (0..<count).map { _ in words.randomElement(using: &random) ?? "" }.joined(
+                separator: " ")
+        }
+        for index in 0..<400 {
+            var fields: [(String, Value)] = [
+                ("name", .string(phrase(Int.random(in: 1...4, using: &random))))
+            ]
+            if Bool.random(using: &random) {
+                fields.append(
+                    ("content.notes", .string(phrase(Int.random(in: 1...5, using: &random)))))
+            }
+            fields.append(("entity_type", .string(index % 3 == 0 ? "device" : "room")))
+            try await home.logbook.insertOrUpdate("entity/e\(index)", fields: fields)
+        }
+        for round in 0..<80 {
+            let query = phrase(Int.random(in: 2...4, using: &random))
+            let limit = [1, 3, 10][round % 3]
+            let types: Set<String>? = round % 4 == 0 ? ["device"] : nil
+            #expect(
+                home.search.search(query, types: types, limit: limit)
+                    == home.search.searchByScanning(query, types: types, limit: limit),
+                "seed \(seed) query '\(query)' limit \(limit)")
+        }
+    }
+
     @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
     func theIndexedAnswerEqualsAScanOnRandomCorpora(seed: UInt64) async throws {
         var random = SeededGenerator(seed: seed)

@@ -3,14 +3,28 @@
 /// A struct with mutating methods rather than closures over local arrays: captured arrays
 /// are boxed, and every access through the box pays an exclusivity check.
 struct CandidateMarks {
+    /// What a query leaves for the next, all clear: the per-slot hits, and a bit per slot
+    /// for the touched ones (so listing them in slot order reads a bit, not eight bytes,
+    /// per slot).
+    struct Scratch {
+        var hits: [SearchIndex.Hits] = []
+        var touchedBits: [UInt64] = []
+    }
+
     private var hits: [SearchIndex.Hits]
+    private var touchedBits: [UInt64]
     private(set) var touched: [Int32] = []
 
     /// Takes `scratch` (all clear) and grows it to `slots`.
-    init(reusing scratch: [SearchIndex.Hits], slots: Int) {
-        hits = scratch
+    init(reusing scratch: Scratch, slots: Int) {
+        hits = scratch.hits
+        touchedBits = scratch.touchedBits
         if hits.count < slots {
             hits.append(contentsOf: repeatElement(SearchIndex.Hits(), count: slots - hits.count))
+        }
+        let words = (slots + 63) / 64
+        if touchedBits.count < words {
+            touchedBits.append(contentsOf: repeatElement(0, count: words - touchedBits.count))
         }
     }
 
@@ -19,6 +33,7 @@ struct CandidateMarks {
     mutating func mark(_ slot: Int32, _ update: (inout SearchIndex.Hits) -> Void) {
         if !hits[Int(slot)].touched {
             hits[Int(slot)].touched = true
+            touchedBits[Int(slot) >> 6] |= 1 << UInt64(slot & 63)
             touched.append(slot)
         }
         update(&hits[Int(slot)])
@@ -28,19 +43,33 @@ struct CandidateMarks {
         for slot in slots { mark(slot, update) }
     }
 
+    /// Updates the slots of `slots` already marked; the others stay unmarked.
+    mutating func markTouched(_ slots: [Int32], _ update: (inout SearchIndex.Hits) -> Void) {
+        for slot in slots where hits[Int(slot)].touched { update(&hits[Int(slot)]) }
+    }
+
     /// The touched slots in slot order: the per-slot arrays a caller reads for each are
-    /// then read as streams, not at random.
+    /// then read as streams, not at random. Past a few hundred, from the bits.
     func touchedInSlotOrder() -> [Int32] {
-        guard touched.count > hits.count / 8 else { return touched.sorted() }
+        guard touched.count > 256 else { return touched.sorted() }
         var ordered: [Int32] = []
         ordered.reserveCapacity(touched.count)
-        for slot in hits.indices where hits[slot].touched { ordered.append(Int32(slot)) }
+        for (index, word) in touchedBits.enumerated() where word != 0 {
+            var bits = word
+            while bits != 0 {
+                ordered.append(Int32(index << 6 | bits.trailingZeroBitCount))
+                bits &= bits &- 1
+            }
+        }
         return ordered
     }
 
-    /// The scratch array, cleared, for the next query.
-    consuming func clearedScratch() -> [SearchIndex.Hits] {
-        for slot in touched { hits[Int(slot)] = SearchIndex.Hits() }
-        return hits
+    /// The scratch arrays, cleared, for the next query.
+    consuming func clearedScratch() -> Scratch {
+        for slot in touched {
+            hits[Int(slot)] = SearchIndex.Hits()
+            touchedBits[Int(slot) >> 6] = 0
+        }
+        return Scratch(hits: hits, touchedBits: touchedBits)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Posting lists from character n-grams (1, 2 and 3 Unicode scalars) to documents, for
 /// finding the documents whose text may contain a substring.
 ///
@@ -78,6 +80,9 @@ struct GramPostings {
         guard var result = ordered.first else { return [] }
         for list in ordered.dropFirst() {
             if result.isEmpty { break }
+            // The grams of a word that nothing else contains share one list: comparing the
+            // memory costs a fraction of a merge.
+            if list.count == result.count && SortedSlots.equal(result, list) { continue }
             result = SortedSlots.intersection(result, list)
         }
         return result
@@ -92,22 +97,41 @@ enum SortedSlots {
     static func intersection(_ a: [Int32], _ b: [Int32]) -> [Int32] {
         let (short, long) = a.count <= b.count ? (a, b) : (b, a)
         if short.count * 16 < long.count { return galloping(short, in: long) }
-        var result: [Int32] = []
-        result.reserveCapacity(short.count)
-        var i = 0
-        var j = 0
-        while i < a.count && j < b.count {
-            if a[i] < b[j] {
-                i += 1
-            } else if a[i] > b[j] {
-                j += 1
-            } else {
-                result.append(a[i])
-                i += 1
-                j += 1
+        // A merge without branches on the data: the comparisons of random lists are not
+        // predictable, and a mispredicted branch per step cost more than the step.
+        return [Int32](unsafeUninitializedCapacity: short.count) { result, resultCount in
+            short.withUnsafeBufferPointer { short in
+                long.withUnsafeBufferPointer { long in
+                    var i = 0
+                    var j = 0
+                    var kept = 0
+                    while i < short.count && j < long.count {
+                        let x = Int64(short[i])
+                        let y = Int64(long[j])
+                        // kept <= min(i, j) < short.count: always within the result.
+                        result[kept] = Int32(truncatingIfNeeded: x)
+                        // Sign bits as 0 or 1, so the compiler keeps no branch: x <= y, y <= x.
+                        let shortStep = Int(1 &+ ((y &- x) >> 63))
+                        let longStep = Int(1 &+ ((x &- y) >> 63))
+                        kept &+= shortStep & longStep
+                        i &+= shortStep
+                        j &+= longStep
+                    }
+                    resultCount = kept
+                }
             }
         }
-        return result
+    }
+
+    /// Whether the two lists hold the same slots.
+    static func equal(_ a: [Int32], _ b: [Int32]) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { a in
+            b.withUnsafeBytes { b in
+                guard let left = a.baseAddress, let right = b.baseAddress else { return true }
+                return memcmp(left, right, a.count) == 0
+            }
+        }
     }
 
     private static func galloping(_ short: [Int32], in long: [Int32]) -> [Int32] {

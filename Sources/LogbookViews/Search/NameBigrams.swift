@@ -13,6 +13,9 @@ struct NameBigrams {
     private var byLength: [Int: [Int32]] = [:]
     /// Each document's current name length (postings with another length are stale).
     private var nameLengths: [Int32] = []
+    /// Per document, the bigrams a query shares with its name: all zero between queries,
+    /// kept so a query does not allocate and zero one (hundreds of KiB at 100 k entities).
+    private var sharedScratch: [UInt32] = []
 
     /// Adds a document's lower-cased name.
     mutating func add(_ document: Int32, name: [UInt32]) {
@@ -49,7 +52,7 @@ struct NameBigrams {
     }
 
     /// Documents whose current name may have ratio > 0.8 with `query`, sorted.
-    func candidates(for query: [UInt32]) -> [Int32] {
+    mutating func candidates(for query: [UInt32]) -> [Int32] {
         let queryLength = query.count
         // ratio ≤ 2·min(a, b) / (a + b): outside this window no name can pass.
         let lengths = (queryLength * 2 / 3)...(queryLength * 3 / 2 + 1)
@@ -68,7 +71,11 @@ struct NameBigrams {
             }
         }
         if needsCounts {
-            var shared = [UInt32](repeating: 0, count: nameLengths.count)
+            var shared = sharedScratch
+            sharedScratch = []  // so the writes below find the array unshared
+            if shared.count < nameLengths.count {
+                shared.append(contentsOf: repeatElement(0, count: nameLengths.count - shared.count))
+            }
             var touched: [Int32] = []
             for (bigram, queryCount) in Self.bigrams(query) {
                 for posting in lists[bigram] ?? []
@@ -87,6 +94,8 @@ struct NameBigrams {
                 let needed = 3 * common - length - queryLength - 1
                 if needed > 0 && Int(shared[Int(document)]) >= needed { result.append(document) }
             }
+            for document in touched { shared[Int(document)] = 0 }
+            sharedScratch = shared
         }
         result.sort()
         var kept: [Int32] = []

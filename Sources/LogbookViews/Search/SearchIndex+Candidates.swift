@@ -6,53 +6,67 @@ extension SearchIndex {
     /// Marks what the lists name, bounds each candidate, scores the best-bounded few exactly
     /// for a floor under the final `limit`-th score, and queues the candidates that can reach
     /// it. The marks are returned for the caller to consult and then give back
-    /// (`scratchHits = marks.clearedScratch()`).
+    /// (`scratchMarks = marks.clearedScratch()`).
+    ///
+    /// The lists of single words are marked one by one (`QueryWordLists`), each after a floor
+    /// from what is marked so far, until those left cannot lift an entity they alone name
+    /// to the floor; those are applied only to the entities already marked.
     func boundedCandidates(
         _ parsed: Query, nameFull: [Int32], contentFull: [Int32], types: Set<String>?,
         limit: Int
     ) -> (BoundQueue, CandidateMarks) {
         // The scratch array is all-clear between queries; taken out so marking does not
         // check its uniqueness on every write, and cleared again before it is put back.
-        var marks = CandidateMarks(reusing: scratchHits, slots: documents.count)
-        scratchHits = []
+        var marks = CandidateMarks(reusing: scratchMarks, slots: documents.count)
+        scratchMarks = CandidateMarks.Scratch()
         marks.mark(nameFull) { $0.nameFull = true }
         marks.mark(contentFull) { $0.contentFull = true }
-        for word in parsed.words {
-            marks.mark(namePostings.candidates(containing: word) ?? []) { $0.nameWords &+= 1 }
-            marks.mark(contentPostings.candidates(containing: word) ?? []) {
-                $0.contentWords &+= 1
-            }
-        }
         for valueId in valuePostings.candidates(containing: parsed.scalars) ?? [] {
             let slot = valueOwners[Int(valueId)]
             guard valueId >= firstValueIds[Int(slot)] else { continue }  // a stale value
             marks.mark(slot) { $0.valueMatches &+= 1 }
         }
+        // A query of one word: its word's lists are the full lists, and add nothing.
+        let oneWord = parsed.words.count == 1 && parsed.words[0] == parsed.scalars
+        var words = QueryWordLists(
+            name: oneWord ? [] : parsed.words.map { namePostings.candidates(containing: $0) ?? [] },
+            content: oneWord
+                ? [] : parsed.words.map { contentPostings.candidates(containing: $0) ?? [] })
 
-        // In slot order, the per-slot arrays are read as streams, not at random; and from
-        // local copies, since reading a class's arrays in the loop would check exclusive
+        // From local copies: reading a class's arrays in the loops would check exclusive
         // access on every read.
         let facts = facts
-        let queryLength = parsed.scalars.count
-        var candidates: [(slot: Int32, bound: Double)] = []
-        candidates.reserveCapacity(marks.touched.count)
-        var leaders = LeadingCandidates(capacity: max(limit, 16))
-        for slot in marks.touchedInSlotOrder() {
-            let fact = facts[Int(slot)]
-            guard fact.indexed else { continue }
-            if let types, !documents[Int(slot)].passes(types) { continue }
-            let bound = fact.bound(marks[slot], queryLength: queryLength)
-            candidates.append((slot, bound))
-            leaders.offer(slot, bound: bound)
+        var floor = 0.0
+        while true {
+            floor = max(
+                floor, scoreFloor(of: marks, parsed, facts: facts, types: types, limit: limit))
+            guard let next = words.nextToMark(floor: floor) else { break }
+            words.mark(next, in: &marks)
         }
-        let floor = scoreFloor(leaders.slots, parsed, limit: limit)
-        // The similarity term last: by lengths, then, for what can still reach the floor,
-        // by the character histograms (a cache miss each, so only for those, and those
-        // loaded a few candidates ahead so the misses overlap).
+        words.markRemainingOnTouched(in: &marks)
+        // In slot order, the per-slot arrays are read as streams, not at random.
+        let eligible = eligibleSlots(marks.touchedInSlotOrder(), facts: facts, types: types)
+        return (queue(eligible, marks, floor: floor, parsed, facts: facts), marks)
+    }
+
+    /// The candidates of `eligible` whose bounds reach `floor`, heapified. The similarity
+    /// term last: by lengths, then, for what can still reach the floor, by the character
+    /// histograms (a cache miss each, so only for those, and those loaded a few candidates
+    /// ahead so the misses overlap).
+    private func queue(
+        _ eligible: [Int32], _ marks: CandidateMarks, floor: Double, _ parsed: Query,
+        facts: [SlotFacts]
+    ) -> BoundQueue {
+        let queryLength = parsed.scalars.count
         var queue = BoundQueue()
         var histogramChecks: [(slot: Int32, base: Double, byLengths: Double)] = []
-        for (slot, base) in candidates where base + 1 >= floor {  // the term adds at most 1
+        for slot in eligible {
             let fact = facts[Int(slot)]
+            let hits = marks[slot]
+            let base = fact.bound(hits, queryLength: queryLength)
+            guard base + 1 >= floor else { continue }  // the term adds at most 1
+            // Refined at the front: the name tells whether it holds the query.
+            let settled = !fact.nameTermIsUncertain(hits)
             var ceiling = 0.0
             if fact.mayBeSimilar(queryLength: queryLength) {
                 let shorter = min(Int(fact.nameLength), queryLength)
@@ -63,7 +77,7 @@ extension SearchIndex {
                 }
             }
             guard base + ceiling >= floor else { continue }
-            queue.append(slot, bound: base + ceiling, refined: ceiling == 0)
+            queue.append(slot, bound: base + ceiling, refined: ceiling == 0 && settled)
         }
         nameHistograms.withUnsafeBufferPointer { histograms in
             let ahead = 8
@@ -81,11 +95,38 @@ extension SearchIndex {
                         common: histograms[Int(slot)].commonBound(with: parsed.histogram))
                     : byLengths
                 guard base + ceiling >= floor else { continue }
-                queue.append(slot, bound: base + ceiling, refined: ceiling == 0)
+                let settled = !facts[Int(slot)].nameTermIsUncertain(marks[slot])
+                queue.append(slot, bound: base + ceiling, refined: ceiling == 0 && settled)
             }
         }
         queue.heapify()
-        return (queue, marks)
+        return queue
+    }
+
+    /// The slots of `touched` that are indexed and, when `types` is given, of one of them.
+    private func eligibleSlots(
+        _ touched: [Int32], facts: [SlotFacts], types: Set<String>?
+    ) -> [Int32] {
+        touched.filter { slot in
+            facts[Int(slot)].indexed && (types.map { documents[Int(slot)].passes($0) } ?? true)
+        }
+    }
+
+    /// A floor from the marked entities: the `limit`-th best exact score among those whose
+    /// bounds lead (in the order they were marked: which leaders are picked among equal
+    /// bounds changes how high the floor is, never whether it is one).
+    private func scoreFloor(
+        of marks: CandidateMarks, _ query: Query, facts: [SlotFacts], types: Set<String>?,
+        limit: Int
+    ) -> Double {
+        var leaders = LeadingCandidates(capacity: max(limit, 16))
+        for slot in marks.touchedInSlotOrder() {
+            let fact = facts[Int(slot)]
+            guard fact.indexed else { continue }
+            if let types, !documents[Int(slot)].passes(types) { continue }
+            leaders.offer(slot, bound: fact.bound(marks[slot], queryLength: query.scalars.count))
+        }
+        return scoreFloor(leaders.slots, query, limit: limit)
     }
 
     /// The `limit`-th best exact score among `leaders` (0 when fewer score above 0): the

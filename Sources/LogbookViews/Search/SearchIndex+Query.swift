@@ -61,12 +61,18 @@ extension SearchIndex {
                 break  // nothing left can outrank the last kept result
             }
             if !candidate.refined {
-                // Count the common characters exactly only for candidates that reach the
-                // front with a similarity term the histograms could not rule out.
-                let common = texts[Int(candidate.slot)].map { characters.common(with: $0.name) }
+                // Count the common characters exactly, and look for the query in the name,
+                // only for candidates that reach the front with a similarity term the
+                // histograms could not rule out or a name term the lists could not settle.
+                let derived = texts[Int(candidate.slot)]
+                let common = derived.map { characters.common(with: $0.name) }
                 let facts = facts[Int(candidate.slot)]
+                let hits = marks[candidate.slot]
+                let holds =
+                    facts.nameTermIsUncertain(hits)
+                    ? derived.map { Self.contains($0.name, parsed.scalars) } : nil
                 let refined =
-                    facts.bound(marks[candidate.slot], queryLength: parsed.scalars.count)
+                    facts.bound(hits, queryLength: parsed.scalars.count, nameHoldsQuery: holds)
                     + (common.map {
                         facts.similarityCeiling(queryLength: parsed.scalars.count, common: $0)
                     } ?? 0)
@@ -90,7 +96,7 @@ extension SearchIndex {
                 keep(slot, score, in: &top, limit: limit)
             }
         }
-        scratchHits = marks.clearedScratch()
+        scratchMarks = marks.clearedScratch()
         return top.map { result(slot: $0.slot, score: $0.score, query: parsed) }
     }
 

@@ -77,7 +77,7 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
     var nameHistograms: [CharacterHistogram] = []
     /// A query's per-slot hits, kept clear between queries (allocating and zeroing one per
     /// query cost more than the marking).
-    var scratchHits: [Hits] = []
+    var scratchMarks = CandidateMarks.Scratch()
     var slots: [String: Int32] = [:]
     var dirty: Set<Int32> = []
     var namePostings = GramPostings()

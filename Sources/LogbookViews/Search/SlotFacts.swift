@@ -15,18 +15,34 @@ extension SearchIndex {
 
         /// The most an entity with these hits can score without the similarity term (see
         /// `SearchIndex.score` for the terms): each list is a superset of the entities with
-        /// that match, so every term is bounded from above.
-        func bound(_ hits: Hits, queryLength: Int) -> Double {
-            var bound = hits.nameFull ? 3.0 : 1.5 * Double(hits.nameWords)
+        /// that match, so every term is bounded from above. `nameHoldsQuery`, when known,
+        /// settles the name's term (see `nameTermIsUncertain`).
+        func bound(_ hits: Hits, queryLength: Int, nameHoldsQuery: Bool? = nil) -> Double {
+            let words = 1.5 * Double(hits.nameWords)
+            var bound: Double
+            switch (hits.nameFull, nameHoldsQuery) {
+            case (true, true?): bound = 3
+            case (true, nil): bound = max(3, words)
+            default: bound = words
+            }
             if hasContent {
                 bound +=
                     hits.contentFull
                     ? max(2.0, 0.5 * Double(hits.contentWords)) : 0.5 * Double(hits.contentWords)
                 bound += Double(min(hits.valueMatches, stringValues))
             }
-            if hits.nameFull && Int(nameLength) == queryLength { bound *= 2 }
+            if hits.nameFull && nameHoldsQuery != false && Int(nameLength) == queryLength {
+                bound *= 2
+            }
             return bound
         }
+
+        /// Whether the name's term of the bound is the larger of two cases the lists cannot
+        /// tell apart. The lists are supersets: a name on the full query's list may hold all
+        /// its grams and not the query (all of "living lamp living" is in "living lamp lamp
+        /// living"), and then scores its words instead, more than 3 from three words on. The
+        /// name itself tells which (search looks when the candidate reaches the front).
+        func nameTermIsUncertain(_ hits: Hits) -> Bool { hits.nameFull && hits.nameWords > 2 }
 
         /// The most the similarity term can add given at most `common` characters shared
         /// with the query: difflib's quick_ratio bound 2·common / (a + b), or 0 when that
