@@ -157,6 +157,26 @@ import Testing
         }
     }
 
+    /// Past 1,024 changed entities the first query rebuilds every index at once, its posting
+    /// lists on two threads (`RebuiltPostings`); the answers must be the scan's, as for the
+    /// one-at-a-time indexing the smaller corpora above take.
+    @Test func aRebuildOnTwoThreadsAnswersAsTheScan() async throws {
+        var random = SeededGenerator(seed: 31)
+        let home = try HomeLogbook()
+        defer { home.close() }
+        for (recordId, fields) in Self.randomCorpus(&random, entities: 1_500) {
+            try await home.logbook.insertOrUpdate(recordId, fields: fields)
+        }
+        for query in ["kitchen", "ki", "light the", "rmost", "the st", "ro om", "é", "tch en li"] {
+            #expect(
+                home.search.search(query, limit: 20)
+                    == home.search.searchByScanning(query, limit: 20), "'\(query)'")
+            #expect(
+                home.search.searchBM25(query, limit: 20)
+                    == home.search.searchBM25ByScanning(query, limit: 20), "BM25 '\(query)'")
+        }
+    }
+
     /// Queries of several words with few results wanted: the floor rises above what the
     /// longest word lists can add, so search leaves them out (`QueryWordLists`), and an
     /// entity ranked wrongly because of that differs from the scan.

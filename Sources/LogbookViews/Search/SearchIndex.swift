@@ -46,8 +46,9 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
     }
 
     /// Lower-cased texts derived from a document when it is indexed (a class: scoring
-    /// passes it around thousands of times per query, one reference count each).
-    final class Texts {
+    /// passes it around thousands of times per query, one reference count each). Immutable,
+    /// so a rebuild reads them from two threads.
+    final class Texts: Sendable {
         let name: [UInt32]
         let content: [UInt32]?
         let stringValues: [(key: String, original: String, lowered: [UInt32])]
@@ -186,7 +187,11 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
     /// Brings the indexes up to date with the documents changed since the last query.
     func flushDirty() {
         guard !dirty.isEmpty else { return }
-        if reindexed + dirty.count > max(1024, 2 * slots.count) {
+        // A rebuild when stale postings would outnumber live ones, and for a first flush of
+        // many (a replay's), which the rebuild spreads over two threads.
+        if reindexed + dirty.count > max(1024, 2 * slots.count)
+            || (reindexed == 0 && dirty.count > 1024)
+        {
             rebuildIndexes()
             return
         }
@@ -201,34 +206,57 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
         valuePostings.normalize()
     }
 
+    /// Indexes every live document again: the texts first, then the posting lists built on
+    /// two threads (`RebuiltPostings`), as adding them one document at a time was most of
+    /// a rebuild and used one core.
     private func rebuildIndexes() {
-        namePostings = GramPostings()
-        contentPostings = GramPostings()
-        valuePostings = GramPostings()
-        valueOwners = []
-        nameBigrams = NameBigrams()
-        bm25 = BM25Index()
         reindexed = 0
+        valueOwners = []
+        var alive: [Int32] = []
         for slot in documents.indices {
-            texts[slot] = nil
-            facts[slot] = SlotFacts()
+            guard documents[slot].alive else {
+                texts[slot] = nil
+                facts[slot] = SlotFacts()
+                continue
+            }
+            alive.append(Int32(slot))
+            derive(Int32(slot))
         }
-        for slot in documents.indices where documents[slot].alive { index(Int32(slot)) }
+        let built = RebuiltPostings.build(
+            alive, texts: texts, firstValueIds: firstValueIds)
+        namePostings = built.names
+        contentPostings = built.content
+        valuePostings = built.values
+        nameBigrams = built.bigrams
+        bm25 = built.bm25
         dirty = []
         normalizePostings()
     }
 
     private func index(_ slot: Int32) {
-        let document = documents[Int(slot)]
         bm25.remove(slot)
-        guard document.alive else {
+        guard documents[Int(slot)].alive else {
             texts[Int(slot)] = nil
             facts[Int(slot)] = SlotFacts()
             nameBigrams.remove(slot)
             return
         }
+        let derived = derive(slot)
+        namePostings.add(slot, text: derived.name)
+        nameBigrams.add(slot, name: derived.name)
+        contentPostings.add(slot, text: derived.content ?? [])
+        for (offset, value) in derived.stringValues.enumerated() {
+            valuePostings.add(firstValueIds[Int(slot)] + Int32(offset), text: value.lowered)
+        }
+        bm25.add(slot, tokens: Self.tokens(derived))
+    }
+
+    /// A live document's texts, facts and name histogram, and ids for its string values;
+    /// the posting lists are the caller's.
+    @discardableResult
+    private func derive(_ slot: Int32) -> Texts {
         reindexed += 1
-        let derived = Self.texts(of: document)
+        let derived = Self.texts(of: documents[Int(slot)])
         texts[Int(slot)] = derived
         facts[Int(slot)] = SlotFacts(
             indexed: true, hasContent: derived.content != nil,
@@ -240,20 +268,18 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
                     CharacterHistogram(), count: Int(slot) + 1 - nameHistograms.count))
         }
         nameHistograms[Int(slot)] = CharacterHistogram(derived.name)
-        namePostings.add(slot, text: derived.name)
-        nameBigrams.add(slot, name: derived.name)
-        contentPostings.add(slot, text: derived.content ?? [])
         if firstValueIds.count <= Int(slot) {
             firstValueIds.append(
                 contentsOf: repeatElement(0, count: Int(slot) + 1 - firstValueIds.count))
         }
         firstValueIds[Int(slot)] = Int32(valueOwners.count)
-        for value in derived.stringValues {
-            valuePostings.add(Int32(valueOwners.count), text: value.lowered)
-            valueOwners.append(slot)
-        }
-        bm25.add(
-            slot, tokens: BM25Index.tokens(derived.name) + BM25Index.tokens(derived.content ?? []))
+        valueOwners.append(contentsOf: repeatElement(slot, count: derived.stringValues.count))
+        return derived
+    }
+
+    /// The BM25 tokens of a document: its name's, then its content's.
+    static func tokens(_ texts: Texts) -> [String] {
+        BM25Index.tokens(texts.name) + BM25Index.tokens(texts.content ?? [])
     }
 
     static func texts(of document: Document) -> Texts {
