@@ -37,9 +37,15 @@ extension SearchIndex {
         // access on every read.
         let facts = facts
         var floor = 0.0
+        // A floor costs a pass over the marked entities: a query of many words gets a few,
+        // then marks what the last one leaves needed.
+        var floorsLeft = 8
         while true {
-            floor = max(
-                floor, scoreFloor(of: marks, parsed, facts: facts, types: types, limit: limit))
+            if floorsLeft > 0 {
+                floorsLeft -= 1
+                floor = max(
+                    floor, scoreFloor(of: marks, parsed, facts: facts, types: types, limit: limit))
+            }
             guard let next = words.nextToMark(floor: floor) else { break }
             words.mark(next, in: &marks)
         }
