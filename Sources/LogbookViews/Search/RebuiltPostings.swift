@@ -23,17 +23,28 @@ struct RebuiltPostings: Sendable {
                     built.content.add(slot, text: derived.content ?? [])
                     continue
                 }
-                built.names.add(slot, text: derived.name)
-                built.bigrams.add(slot, name: derived.name)
-                for (offset, value) in derived.stringValues.enumerated() {
-                    built.values.add(
-                        firstValueIds[Int(slot)] + Int32(offset), text: value.lowered)
-                }
-                built.bm25.add(slot, tokens: SearchIndex.tokens(derived))
+                addNamesValuesAndTerms(
+                    slot, derived, firstValueId: firstValueIds[Int(slot)], names: &built.names,
+                    values: &built.values, bigrams: &built.bigrams, bm25: &built.bm25)
             }
             halves.store(built, half: half)
         }
         return halves.joined()
+    }
+
+    /// Everything but the content's n-grams for one document: one-at-a-time indexing
+    /// (`SearchIndex.index`) and the rebuild's second thread both add through here.
+    static func addNamesValuesAndTerms(
+        _ slot: Int32, _ derived: SearchIndex.Texts, firstValueId: Int32,
+        names: inout GramPostings, values: inout GramPostings, bigrams: inout NameBigrams,
+        bm25: inout BM25Index
+    ) {
+        names.add(slot, text: derived.name)
+        bigrams.add(slot, name: derived.name)
+        for (offset, value) in derived.stringValues.enumerated() {
+            values.add(firstValueId + Int32(offset), text: value.lowered)
+        }
+        bm25.add(slot, tokens: SearchIndex.tokens(derived))
     }
 }
 

@@ -242,13 +242,10 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
             return
         }
         let derived = derive(slot)
-        namePostings.add(slot, text: derived.name)
-        nameBigrams.add(slot, name: derived.name)
         contentPostings.add(slot, text: derived.content ?? [])
-        for (offset, value) in derived.stringValues.enumerated() {
-            valuePostings.add(firstValueIds[Int(slot)] + Int32(offset), text: value.lowered)
-        }
-        bm25.add(slot, tokens: Self.tokens(derived))
+        RebuiltPostings.addNamesValuesAndTerms(
+            slot, derived, firstValueId: firstValueIds[Int(slot)], names: &namePostings,
+            values: &valuePostings, bigrams: &nameBigrams, bm25: &bm25)
     }
 
     /// A live document's texts, facts and name histogram, and ids for its string values;
