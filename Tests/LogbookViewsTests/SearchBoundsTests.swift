@@ -95,6 +95,50 @@ import Testing
             #expect(SortedSlots.intersection(b, a) == expected)
             #expect(SortedSlots.equal(a, b) == (a == b))
             #expect(SortedSlots.equal(a, a))
+            #expect(SortedSlots.union(a, b) == Set(a).union(b).sorted())
+            let c = list(Int.random(in: 0...3000, using: &random))
+            #expect(
+                SortedSlots.intersection(of: [c, a, b])
+                    == Set(a).intersection(b).intersection(c).sorted())
+        }
+        #expect(SortedSlots.intersection(of: []).isEmpty)
+    }
+
+    /// A query of several words finds the same candidates from its words' lists and the
+    /// grams spanning its spaces as from all its grams, and never misses a text holding it.
+    @Test func candidatesFromTheWordsEqualThoseFromEveryGram() {
+        var random = SeededGenerator(seed: 27)
+        var postings = GramPostings()
+        var texts: [[UInt32]] = []
+        for document in 0..<600 {
+            // Short words of few letters, so phrases recur and words overlap across spaces.
+            let words = (0..<Int.random(in: 1...5, using: &random)).map { _ in
+                (0..<Int.random(in: 1...4, using: &random)).map { _ in
+                    UInt32(0x61 + Int.random(in: 0..<4, using: &random))
+                }
+            }
+            let text = Array(words.joined(separator: [0x20]))
+            texts.append(text)
+            postings.add(Int32(document), text: text)
+            if document % 7 == 0 {  // stale postings: the document indexed again, changed
+                postings.add(Int32(document), text: text + [0x20, 0x62])
+            }
+        }
+        postings.normalize()
+        for round in 0..<300 {
+            let source = texts[round % texts.count]
+            let start = Int.random(in: 0..<source.count, using: &random)
+            let end = Int.random(in: start...min(source.count, start + 9), using: &random)
+            let needle =
+                round % 3 == 0 ? Self.text(&random, length: 5) : Array(source[start..<end])
+            let words = needle.split(separator: 0x20).map(Array.init)
+            guard !needle.isEmpty else { continue }
+            let lists = words.map { postings.candidates(containing: $0) ?? [] }
+            let fromWords = postings.candidates(containing: needle, givenWords: lists)
+            #expect(fromWords == postings.candidates(containing: needle), "\(needle)")
+            let holding = texts.indices.filter { SearchIndex.contains(texts[$0], needle) }.map(
+                Int32.init)
+            #expect(Set(holding).isSubset(of: fromWords))
         }
     }
 
@@ -114,7 +158,11 @@ import Testing
             scratch = marks.clearedScratch()
             let cleared = CandidateMarks(reusing: scratch, slots: 10_000)
             #expect(cleared.touchedInSlotOrder().isEmpty)
-            #expect(!cleared[slots[0]].touched && cleared[slots[0]].nameWords == 0)
+            #expect(
+                slots.allSatisfy {
+                    !cleared[$0].touched && cleared[$0].nameWords == 0
+                        && cleared[$0].contentWords == 0
+                })
         }
     }
 

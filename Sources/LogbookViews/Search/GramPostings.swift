@@ -76,21 +76,54 @@ struct GramPostings {
             guard let list = lists[key] else { return [] }
             ordered.append(list)
         }
-        ordered.sort { $0.count < $1.count }
-        guard var result = ordered.first else { return [] }
-        for list in ordered.dropFirst() {
-            if result.isEmpty { break }
-            // The grams of a word that nothing else contains share one list: comparing the
-            // memory costs a fraction of a merge.
-            if list.count == result.count && SortedSlots.equal(result, list) { continue }
-            result = SortedSlots.intersection(result, list)
+        return SortedSlots.intersection(of: ordered)
+    }
+
+    /// The documents that may contain `needle`, a text of several words, given each word's
+    /// candidates (`words`): a document holding the needle holds every word, so the answer
+    /// starts from the words' intersection and looks up only the trigrams that span
+    /// whitespace; the others lie inside one word and its candidates account for them.
+    func candidates(containing needle: [UInt32], givenWords words: [[Int32]]) -> [Int32] {
+        guard needle.count >= 3, !words.isEmpty else {
+            return candidates(containing: needle) ?? []
         }
-        return result
+        var keys: Set<UInt64> = []
+        for start in 0...(needle.count - 3) {
+            let gram = needle[start..<start + 3]
+            guard gram.contains(where: Self.isWhitespace) else { continue }
+            keys.insert(Self.key(gram))
+        }
+        var ordered = words
+        for key in keys {
+            guard let list = lists[key] else { return [] }
+            ordered.append(list)
+        }
+        return SortedSlots.intersection(of: ordered)
+    }
+
+    /// Whitespace as the query's words are split on.
+    static func isWhitespace(_ scalar: UInt32) -> Bool {
+        Unicode.Scalar(scalar)?.properties.isWhitespace ?? false
     }
 }
 
 /// Merges of sorted, duplicate-free slot lists.
 enum SortedSlots {
+    /// Slots in every one of `lists` (none when there is no list), merged shortest first so
+    /// each merge is bounded by what is left.
+    static func intersection(of lists: [[Int32]]) -> [Int32] {
+        let ordered = lists.sorted { $0.count < $1.count }
+        guard var result = ordered.first else { return [] }
+        for list in ordered.dropFirst() {
+            if result.isEmpty { break }
+            // The grams of a word that nothing else contains share one list: comparing the
+            // memory costs a fraction of a merge.
+            if list.count == result.count && equal(result, list) { continue }
+            result = intersection(result, list)
+        }
+        return result
+    }
+
     /// Slots in both. When one list is much shorter, each of its slots is found in the
     /// longer one by galloping (doubling steps, then a binary search) from where the last
     /// was found, so the cost follows the shorter list, not the sum of both.
@@ -121,6 +154,24 @@ enum SortedSlots {
                 }
             }
         }
+    }
+
+    /// Slots in either list, once each.
+    static func union(_ a: [Int32], _ b: [Int32]) -> [Int32] {
+        var result: [Int32] = []
+        result.reserveCapacity(a.count + b.count)
+        var i = 0
+        var j = 0
+        while i < a.count && j < b.count {
+            let x = a[i]
+            let y = b[j]
+            result.append(min(x, y))
+            if x <= y { i += 1 }
+            if y <= x { j += 1 }
+        }
+        result.append(contentsOf: a[i...])
+        result.append(contentsOf: b[j...])
+        return result
     }
 
     /// Whether the two lists hold the same slots.

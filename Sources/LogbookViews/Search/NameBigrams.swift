@@ -9,7 +9,14 @@
 /// qualify; when the bound is not positive (very short strings) every name of that length
 /// is a candidate. Like `GramPostings`, lists only grow and may name stale documents.
 struct NameBigrams {
-    private var lists: [UInt64: [(document: Int32, count: UInt16, nameLength: Int32)]] = [:]
+    /// A bigram of names of one length: a query reads only the lengths that can pass, not
+    /// every posting of a common bigram (whose staleness check was a cache miss each).
+    private struct ListKey: Hashable {
+        var bigram: UInt64
+        var nameLength: Int32
+    }
+
+    private var lists: [ListKey: [(document: Int32, count: UInt16)]] = [:]
     private var byLength: [Int: [Int32]] = [:]
     /// Each document's current name length (postings with another length are stale).
     private var nameLengths: [Int32] = []
@@ -25,9 +32,10 @@ struct NameBigrams {
         }
         nameLengths[Int(document)] = Int32(clamping: name.count)
         byLength[name.count, default: []].append(document)
+        let length = Int32(clamping: name.count)
         for (bigram, count) in Self.bigrams(name) {
-            lists[bigram, default: []].append(
-                (document, UInt16(clamping: count), Int32(clamping: name.count)))
+            lists[ListKey(bigram: bigram, nameLength: length), default: []].append(
+                (document, UInt16(clamping: count)))
         }
     }
 
@@ -57,44 +65,44 @@ struct NameBigrams {
         // ratio ≤ 2·min(a, b) / (a + b): outside this window no name can pass.
         let lengths = (queryLength * 2 / 3)...(queryLength * 3 / 2 + 1)
         var result: [Int32] = []
-        var needsCounts = false
-        for length in lengths {
+        // The lengths whose names need enough shared bigrams, and how many. Only lengths
+        // some name has: the lookups below are one per bigram of the query and length.
+        var counted: [(length: Int32, needed: Int)] = []
+        for length in lengths where !(byLength[length]?.isEmpty ?? true) {
             let common = Self.minimumCommon(length, queryLength)
             guard common <= min(length, queryLength) else { continue }
-            if 3 * common - length - queryLength - 1 <= 0 {
+            let needed = 3 * common - length - queryLength - 1
+            if needed <= 0 {
                 result.append(
                     contentsOf: (byLength[length] ?? []).filter {
                         nameLengths[Int($0)] == Int32(length)
                     })
             } else {
-                needsCounts = true
+                counted.append((Int32(length), needed))
             }
         }
-        if needsCounts {
+        if !counted.isEmpty {
             var shared = sharedScratch
             sharedScratch = []  // so the writes below find the array unshared
             if shared.count < nameLengths.count {
                 shared.append(contentsOf: repeatElement(0, count: nameLengths.count - shared.count))
             }
-            var touched: [Int32] = []
-            for (bigram, queryCount) in Self.bigrams(query) {
-                for posting in lists[bigram] ?? []
-                where nameLengths[Int(posting.document)] == posting.nameLength
-                    && lengths.contains(Int(posting.nameLength))
-                {
-                    let slot = Int(posting.document)
-                    if shared[slot] == 0 { touched.append(posting.document) }
-                    shared[slot] &+= UInt32(min(queryCount, Int(posting.count)))
+            let queryBigrams = Self.bigrams(query)
+            for (length, needed) in counted {
+                var touched: [Int32] = []
+                for (bigram, queryCount) in queryBigrams {
+                    for posting in lists[ListKey(bigram: bigram, nameLength: length)] ?? []
+                    where nameLengths[Int(posting.document)] == length {
+                        let slot = Int(posting.document)
+                        if shared[slot] == 0 { touched.append(posting.document) }
+                        shared[slot] &+= UInt32(min(queryCount, Int(posting.count)))
+                    }
+                }
+                for document in touched {
+                    if Int(shared[Int(document)]) >= needed { result.append(document) }
+                    shared[Int(document)] = 0
                 }
             }
-            for document in touched {
-                let length = Int(nameLengths[Int(document)])
-                let common = Self.minimumCommon(length, queryLength)
-                guard common <= min(length, queryLength) else { continue }
-                let needed = 3 * common - length - queryLength - 1
-                if needed > 0 && Int(shared[Int(document)]) >= needed { result.append(document) }
-            }
-            for document in touched { shared[Int(document)] = 0 }
             sharedScratch = shared
         }
         result.sort()

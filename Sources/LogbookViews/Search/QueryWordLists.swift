@@ -23,6 +23,8 @@ struct QueryWordLists {
         var share: Double
         var marked = false
         var count: Int { lists.first?.slots.count ?? 0 }
+        /// The slots of every list of the group.
+        var slots: [Int32] { lists.first?.slots ?? [] }
     }
 
     /// The groups of non-empty lists, longest first.

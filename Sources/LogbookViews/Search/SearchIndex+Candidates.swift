@@ -12,62 +12,67 @@ extension SearchIndex {
     /// from what is marked so far, until those left cannot lift an entity they alone name
     /// to the floor; those are applied only to the entities already marked.
     func boundedCandidates(
-        _ parsed: Query, nameFull: [Int32], contentFull: [Int32], types: Set<String>?,
-        limit: Int
+        _ parsed: Query, _ lists: QueryPostings, types: Set<String>?, limit: Int
     ) -> (BoundQueue, CandidateMarks) {
         // The scratch array is all-clear between queries; taken out so marking does not
         // check its uniqueness on every write, and cleared again before it is put back.
         var marks = CandidateMarks(reusing: scratchMarks, slots: documents.count)
         scratchMarks = CandidateMarks.Scratch()
-        marks.mark(nameFull) { $0.nameFull = true }
-        marks.mark(contentFull) { $0.contentFull = true }
+        marks.mark(lists.nameFull) { $0.nameFull = true }
+        marks.mark(lists.contentFull) { $0.contentFull = true }
         for valueId in valuePostings.candidates(containing: parsed.scalars) ?? [] {
             let slot = valueOwners[Int(valueId)]
             guard valueId >= firstValueIds[Int(slot)] else { continue }  // a stale value
             marks.mark(slot) { $0.valueMatches &+= 1 }
         }
-        // A query of one word: its word's lists are the full lists, and add nothing.
-        let oneWord = parsed.words.count == 1 && parsed.words[0] == parsed.scalars
-        var words = QueryWordLists(
-            name: oneWord ? [] : parsed.words.map { namePostings.candidates(containing: $0) ?? [] },
-            content: oneWord
-                ? [] : parsed.words.map { contentPostings.candidates(containing: $0) ?? [] })
+        var words = QueryWordLists(name: lists.nameWords, content: lists.contentWords)
 
         // From local copies: reading a class's arrays in the loops would check exclusive
         // access on every read.
         let facts = facts
         var floor = 0.0
-        // A floor costs a pass over the marked entities: a query of many words gets a few,
+        // The leaders the floor was last computed from, and their exact scores: after a
+        // group is marked only its entities' bounds rose, so the next leaders are among
+        // those and the group's (every other entity still trails the old leaders).
+        var leaders: [Int32] = []
+        var exactScores: [Int32: Double] = [:]
+        var offered = marks.touchedInSlotOrder()
+        // A floor costs a pass over what it is offered: a query of many words gets a few,
         // then marks what the last one leaves needed.
         var floorsLeft = 8
         while true {
             if floorsLeft > 0 {
                 floorsLeft -= 1
-                floor = max(
-                    floor, scoreFloor(of: marks, parsed, facts: facts, types: types, limit: limit))
+                leaders = leadingSlots(
+                    offered, marks, parsed, facts: facts, types: types, limit: limit)
+                floor = max(floor, scoreFloor(leaders, parsed, limit: limit, known: &exactScores))
             }
             guard let next = words.nextToMark(floor: floor) else { break }
             words.mark(next, in: &marks)
+            if floorsLeft > 0 {
+                offered = SortedSlots.union(leaders.sorted(), words.groups[next].slots)
+            }
         }
         words.markRemainingOnTouched(in: &marks)
-        // In slot order, the per-slot arrays are read as streams, not at random.
-        let eligible = eligibleSlots(marks.touchedInSlotOrder(), facts: facts, types: types)
-        return (queue(eligible, marks, floor: floor, parsed, facts: facts), marks)
+        return (queue(marks, floor: floor, parsed, facts: facts, types: types), marks)
     }
 
-    /// The candidates of `eligible` whose bounds reach `floor`, heapified. The similarity
-    /// term last: by lengths, then, for what can still reach the floor, by the character
-    /// histograms (a cache miss each, so only for those, and those loaded a few candidates
-    /// ahead so the misses overlap).
+    /// The marked candidates that are indexed, of one of `types` when given, and whose
+    /// bounds reach `floor`, heapified. Read in slot order, so the per-slot arrays stream.
+    /// The similarity term last: by lengths, then, for what can still reach the floor, by
+    /// the character histograms (a cache miss each, so only for those, and those loaded a
+    /// few candidates ahead so the misses overlap).
     private func queue(
-        _ eligible: [Int32], _ marks: CandidateMarks, floor: Double, _ parsed: Query,
-        facts: [SlotFacts]
+        _ marks: CandidateMarks, floor: Double, _ parsed: Query, facts: [SlotFacts],
+        types: Set<String>?
     ) -> BoundQueue {
         let queryLength = parsed.scalars.count
         var queue = BoundQueue()
         var histogramChecks: [(slot: Int32, base: Double, byLengths: Double)] = []
-        for slot in eligible {
+        for slot in marks.touchedInSlotOrder() {
             let fact = facts[Int(slot)]
+            guard fact.indexed else { continue }
+            if let types, !documents[Int(slot)].passes(types) { continue }
             let hits = marks[slot]
             let base = fact.bound(hits, queryLength: queryLength)
             guard base + 1 >= floor else { continue }  // the term adds at most 1
@@ -109,42 +114,41 @@ extension SearchIndex {
         return queue
     }
 
-    /// The slots of `touched` that are indexed and, when `types` is given, of one of them.
-    private func eligibleSlots(
-        _ touched: [Int32], facts: [SlotFacts], types: Set<String>?
+    /// Of `offered` (in slot order), the indexed ones of `types` whose bounds lead (in
+    /// slot order: which leaders are picked among equal bounds changes how high the floor
+    /// is, never whether it is one).
+    private func leadingSlots(
+        _ offered: [Int32], _ marks: CandidateMarks, _ query: Query, facts: [SlotFacts],
+        types: Set<String>?, limit: Int
     ) -> [Int32] {
-        touched.filter { slot in
-            facts[Int(slot)].indexed && (types.map { documents[Int(slot)].passes($0) } ?? true)
-        }
-    }
-
-    /// A floor from the marked entities: the `limit`-th best exact score among those whose
-    /// bounds lead (in the order they were marked: which leaders are picked among equal
-    /// bounds changes how high the floor is, never whether it is one).
-    private func scoreFloor(
-        of marks: CandidateMarks, _ query: Query, facts: [SlotFacts], types: Set<String>?,
-        limit: Int
-    ) -> Double {
         var leaders = LeadingCandidates(capacity: max(limit, 16))
-        for slot in marks.touchedInSlotOrder() {
+        for slot in offered {
             let fact = facts[Int(slot)]
             guard fact.indexed else { continue }
             if let types, !documents[Int(slot)].passes(types) { continue }
             leaders.offer(slot, bound: fact.bound(marks[slot], queryLength: query.scalars.count))
         }
-        return scoreFloor(leaders.slots, query, limit: limit)
+        return leaders.slots
     }
 
     /// The `limit`-th best exact score among `leaders` (0 when fewer score above 0): the
     /// final `limit`-th score is at least this, so no candidate bounded below it can rank.
-    private func scoreFloor(_ leaders: [Int32], _ query: Query, limit: Int) -> Double {
+    /// `known` keeps the scores computed, for the next floor of the query.
+    private func scoreFloor(
+        _ leaders: [Int32], _ query: Query, limit: Int, known: inout [Int32: Double]
+    ) -> Double {
         var noHighlights: [String: [String]]? = nil
         var scores: [Double] = []
         for slot in leaders {
+            if let score = known[slot] {
+                if score > 0 { scores.append(score) }
+                continue
+            }
             guard let derived = texts[Int(slot)] else { continue }
             let score = Self.score(
                 documents[Int(slot)].name, derived, query, fuzzy: mayBeSimilar(slot, query),
                 highlights: &noHighlights)
+            known[slot] = score
             if score > 0 { scores.append(score) }
         }
         guard scores.count >= limit else { return 0 }

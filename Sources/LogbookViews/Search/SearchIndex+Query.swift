@@ -41,15 +41,14 @@ extension SearchIndex {
         flushDirty()
         guard limit > 0 else { return [] }
         let parsed = Query(query)
-        guard let nameFull = namePostings.candidates(containing: parsed.scalars),
-            let contentFull = contentPostings.candidates(containing: parsed.scalars)
-        else {
+        guard !parsed.scalars.isEmpty else {
             // An empty query is a substring of every name: everything matches.
             let all = documents.indices.filter { documents[$0].alive }.map { Int32($0) }
             return rank(all, parsed, types: types, limit: limit, fuzzy: nil)
         }
         var (queue, marks) = boundedCandidates(
-            parsed, nameFull: nameFull, contentFull: contentFull, types: types, limit: limit)
+            parsed, QueryPostings(parsed, names: namePostings, content: contentPostings),
+            types: types, limit: limit)
         var characters = CharacterBudget(parsed.scalars)
         var top: [(slot: Int32, score: Double)] = []
         var noHighlights: [String: [String]]? = nil
