@@ -98,10 +98,44 @@ import Testing
             #expect(SortedSlots.union(a, b) == Set(a).union(b).sorted())
             let c = list(Int.random(in: 0...3000, using: &random))
             #expect(
-                SortedSlots.intersection(of: [c, a, b])
+                SortedSlots.intersection(of: [c, a, b].map(GramList.init(slots:)))
                     == Set(a).intersection(b).intersection(c).sorted())
         }
         #expect(SortedSlots.intersection(of: []).isEmpty)
+    }
+
+    /// Dense lists answer from their bitmaps: the same intersections as sets, with slots
+    /// added out of order and twice, and identical lists among the inputs.
+    @Test func denseListsIntersectThroughTheirBitmapsAsSets() {
+        var random = SeededGenerator(seed: 28)
+        for round in 0..<40 {
+            var lists: [GramList] = []
+            var sets: [Set<Int32>] = []
+            for index in 0..<4 {
+                // Two dense lists (a bitmap from 1,024 slots on) and two sparse ones.
+                let universe = Int32(index < 2 ? 20_000 : 200_000)
+                let count = index < 2 ? Int.random(in: 1_024...6_000, using: &random) : 1_500
+                var list = GramList()
+                var set: Set<Int32> = []
+                for _ in 0..<count {
+                    let slot = Int32.random(in: 0..<universe, using: &random)
+                    list.append(slot)
+                    set.insert(slot)
+                }
+                list.normalize()
+                #expect(list.slots == set.sorted())
+                #expect(list.hasBitmap == (index < 2))
+                lists.append(list)
+                sets.append(set)
+            }
+            if round % 3 == 0 { lists.append(lists[0]) }
+            let expected = sets.dropFirst().reduce(sets[0]) { $0.intersection($1) }.sorted()
+            #expect(SortedSlots.intersection(of: lists) == expected)
+            #expect(
+                SortedSlots.intersection(of: Array(lists.prefix(2)))
+                    == sets[0].intersection(sets[1]).sorted())
+            #expect(lists[0].filter(lists[2].slots) == sets[2].intersection(sets[0]).sorted())
+        }
     }
 
     /// A query of several words finds the same candidates from its words' lists and the
@@ -139,6 +173,22 @@ import Testing
             let holding = texts.indices.filter { SearchIndex.contains(texts[$0], needle) }.map(
                 Int32.init)
             #expect(Set(holding).isSubset(of: fromWords))
+        }
+    }
+
+    /// The per-query table of similarity ceilings by length answers as the facts do, in
+    /// the table and past it (queries longer than the table holds).
+    @Test func lengthCeilingsMatchTheFactsTheyAreBuiltFrom() {
+        for queryLength in [0, 1, 2, 5, 11, 19, 40, 700, 3000] {
+            let table = SearchIndex.LengthCeilings(queryLength: queryLength)
+            for nameLength in Array(0...80) + [699, 700, 1023, 1024, 1025, 2000, 4600, 5000] {
+                let facts = SearchIndex.SlotFacts(indexed: true, nameLength: Int32(nameLength))
+                let expected =
+                    facts.mayBeSimilar(queryLength: queryLength)
+                    ? facts.similarityCeiling(
+                        queryLength: queryLength, common: min(nameLength, queryLength)) : 0
+                #expect(table[Int32(nameLength)] == expected, "\(queryLength) \(nameLength)")
+            }
         }
     }
 

@@ -213,6 +213,44 @@ import Testing
         }
     }
 
+    /// Names that hold a query's words but seldom its phrase (words joined by hyphens,
+    /// underscores or nothing), so results rank on their words and the similarity term:
+    /// what search leaves unmarked, below the floor, must never have ranked.
+    @Test(arguments: [11, 12, 13] as [UInt64])
+    func wordsWithoutThePhraseRankAsTheScan(seed: UInt64) async throws {
+        var random = SeededGenerator(seed: seed)
+        let home = try HomeLogbook()
+        defer { home.close() }
+        let words = ["living", "room", "speaker", "smart", "lamp", "light"]
+        func distinctWords(_ count: Int) -> [String] {
+            Array(words.shuffled(using: &random).prefix(count))
+        }
+        for index in 0..<500 {
+            var name = ""
+            for (position, word) in distinctWords(Int.random(in: 1...3, using: &random))
+                .enumerated()
+            {
+                if position > 0 { name += [" ", "-", "_", ""].randomElement(using: &random) ?? "" }
+                name += word
+            }
+            var fields: [(String, Value)] = [("name", .string(name))]
+            if index % 4 == 0 {
+                fields.append(
+                    ("content.notes", .string(distinctWords(2).joined(separator: "/"))))
+            }
+            try await home.logbook.insertOrUpdate("entity/w\(index)", fields: fields)
+        }
+        for round in 0..<90 {
+            let query = distinctWords(Int.random(in: 2...3, using: &random)).joined(
+                separator: " ")
+            let limit = [1, 3, 5][round % 3]
+            #expect(
+                home.search.search(query, limit: limit)
+                    == home.search.searchByScanning(query, limit: limit),
+                "seed \(seed) query '\(query)' limit \(limit)")
+        }
+    }
+
     @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
     func theIndexedAnswerEqualsAScanOnRandomCorpora(seed: UInt64) async throws {
         var random = SeededGenerator(seed: seed)

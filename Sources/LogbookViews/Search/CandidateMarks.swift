@@ -30,6 +30,12 @@ struct CandidateMarks {
 
     subscript(slot: Int32) -> SearchIndex.Hits { hits[Int(slot)] }
 
+    /// Whether `slot` is marked, from the bits (which stay in cache).
+    func isTouched(_ slot: Int32) -> Bool {
+        let word = Int(UInt32(bitPattern: slot) >> 6)
+        return word < touchedBits.count && (touchedBits[word] >> UInt64(slot & 63)) & 1 != 0
+    }
+
     mutating func mark(_ slot: Int32, _ update: (inout SearchIndex.Hits) -> Void) {
         if !hits[Int(slot)].touched {
             hits[Int(slot)].touched = true
@@ -47,14 +53,7 @@ struct CandidateMarks {
     /// The bits are read, not the hits: a list of a third of the corpus then reads a few
     /// KiB that stay in cache instead of a hit per slot.
     mutating func markTouched(_ slots: [Int32], _ update: (inout SearchIndex.Hits) -> Void) {
-        touchedBits.withUnsafeBufferPointer { bits in
-            for slot in slots
-            where Int(slot) >> 6 < bits.count
-                && bits[Int(slot) >> 6] & (1 << UInt64(slot & 63)) != 0
-            {
-                update(&hits[Int(slot)])
-            }
-        }
+        for slot in slots where isTouched(slot) { update(&hits[Int(slot)]) }
     }
 
     /// The touched slots in slot order: the per-slot arrays a caller reads for each are

@@ -69,6 +69,7 @@ extension SearchIndex {
         let queryLength = parsed.scalars.count
         var queue = BoundQueue()
         var histogramChecks: [(slot: Int32, base: Double, byLengths: Double)] = []
+        let lengthCeilings = LengthCeilings(queryLength: queryLength)
         for slot in marks.touchedInSlotOrder() {
             let fact = facts[Int(slot)]
             guard fact.indexed else { continue }
@@ -78,14 +79,12 @@ extension SearchIndex {
             guard base + 1 >= floor else { continue }  // the term adds at most 1
             // Refined at the front: the name tells whether it holds the query.
             let settled = !fact.nameTermIsUncertain(hits)
-            var ceiling = 0.0
-            if fact.mayBeSimilar(queryLength: queryLength) {
-                let shorter = min(Int(fact.nameLength), queryLength)
-                ceiling = fact.similarityCeiling(queryLength: queryLength, common: shorter)
-                if ceiling > 0 && base + ceiling >= floor && shorter <= 255 {
-                    histogramChecks.append((slot, base, ceiling))
-                    continue
-                }
+            let ceiling = lengthCeilings[fact.nameLength]
+            if ceiling > 0 && base + ceiling >= floor
+                && min(Int(fact.nameLength), queryLength) <= 255
+            {
+                histogramChecks.append((slot, base, ceiling))
+                continue
             }
             guard base + ceiling >= floor else { continue }
             queue.append(slot, bound: base + ceiling, refined: ceiling == 0 && settled)
