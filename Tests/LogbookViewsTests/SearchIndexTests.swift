@@ -213,6 +213,27 @@ import Testing
         }
     }
 
+    /// A query of hundreds of words counts more of an entity's word lists than a byte
+    /// holds: the entity naming the most of them must still come first.
+    @Test func aQueryOfHundredsOfWordsRanksByAllOfThem() async throws {
+        let home = try HomeLogbook()
+        defer { home.close() }
+        for index in 0..<20 {
+            try await home.logbook.insertOrUpdate(
+                "entity/f\(index)",
+                fields: [("name", .string("lamp \(index)")), ("content.notes", .string("desk"))])
+        }
+        try await home.logbook.insertOrUpdate("entity/b", fields: [("name", .string("lamp desk"))])
+        let query =
+            Array(repeating: "lamp", count: 200).joined(separator: " ") + " "
+            + Array(repeating: "desk", count: 100).joined(separator: " ")
+        for limit in [1, 3] {
+            let results = home.search.search(query, limit: limit)
+            #expect(results.first?.id == "b")
+            #expect(results == home.search.searchByScanning(query, limit: limit))
+        }
+    }
+
     /// Names that hold a query's words but seldom its phrase (words joined by hyphens,
     /// underscores or nothing), so results rank on their words and the similarity term:
     /// what search leaves unmarked, below the floor, must never have ranked.

@@ -84,10 +84,10 @@ struct QueryWordLists {
     private mutating func apply(_ index: Int, to marks: inout CandidateMarks, touchedOnly: Bool) {
         for list in groups[index].lists {
             switch (list.inName, touchedOnly) {
-            case (true, false): marks.mark(list.slots) { $0.nameWords &+= 1 }
-            case (false, false): marks.mark(list.slots) { $0.contentWords &+= 1 }
-            case (true, true): marks.markTouched(list.slots) { $0.nameWords &+= 1 }
-            case (false, true): marks.markTouched(list.slots) { $0.contentWords &+= 1 }
+            case (true, false): marks.mark(list.slots) { $0.countNameWord() }
+            case (false, false): marks.mark(list.slots) { $0.countContentWord() }
+            case (true, true): marks.markTouched(list.slots) { $0.countNameWord() }
+            case (false, true): marks.markTouched(list.slots) { $0.countContentWord() }
             }
         }
         groups[index].marked = true

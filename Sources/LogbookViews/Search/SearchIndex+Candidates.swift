@@ -23,7 +23,7 @@ extension SearchIndex {
         for valueId in valuePostings.candidates(containing: parsed.scalars) ?? [] {
             let slot = valueOwners[Int(valueId)]
             guard valueId >= firstValueIds[Int(slot)] else { continue }  // a stale value
-            marks.mark(slot) { $0.valueMatches &+= 1 }
+            marks.mark(slot) { $0.countValueMatch() }
         }
         var words = QueryWordLists(name: lists.nameWords, content: lists.contentWords)
 

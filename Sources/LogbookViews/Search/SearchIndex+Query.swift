@@ -81,7 +81,8 @@ extension SearchIndex {
             guard let derived = texts[Int(candidate.slot)] else { continue }
             let score = Self.score(
                 documents[Int(candidate.slot)].name, derived, parsed,
-                fuzzy: mayBeSimilar(candidate.slot, parsed), highlights: &noHighlights)
+                fuzzy: mayBeSimilar(candidate.slot, parsed), highlights: &noHighlights,
+                lists: marks[candidate.slot])
             keep(candidate.slot, score, in: &top, limit: limit)
         }
         if top.count < limit || (top.last?.score ?? 0) <= 1 {
@@ -118,7 +119,8 @@ extension SearchIndex {
     }
 
     /// Which lists named an entity: the basis of its score bound (small: one per entity
-    /// is allocated for every query).
+    /// is allocated for every query). The counts saturate: a saturated count means "this
+    /// many or more", and bounds nothing (`SlotFacts.bound`).
     struct Hits {
         var touched = false
         var nameFull = false
@@ -126,6 +128,10 @@ extension SearchIndex {
         var nameWords: UInt8 = 0
         var contentWords: UInt8 = 0
         var valueMatches: UInt16 = 0
+
+        mutating func countNameWord() { if nameWords < .max { nameWords += 1 } }
+        mutating func countContentWord() { if contentWords < .max { contentWords += 1 } }
+        mutating func countValueMatch() { if valueMatches < .max { valueMatches += 1 } }
     }
 
     private func ranksBefore(
@@ -196,16 +202,21 @@ extension SearchIndex {
     /// The Goodies' score of one entity, adding the terms in The Goodies' order (so the
     /// floating-point sums are the same). The similarity ratio is computed only when `fuzzy`
     /// says it may pass; `highlights`, when not nil, receives the reasons.
+    ///
+    /// `lists`, when given, are the entity's complete marks (every list of the query
+    /// applied): a text that no list named cannot hold what that list stands for (the lists
+    /// are supersets), so its scan is skipped. For "thermostatt", whose 439 candidates hold
+    /// its grams but not the word, that leaves one short name scan of each.
     static func score(
         _ name: String?, _ texts: Texts, _ query: Query, fuzzy: Bool,
-        highlights: inout [String: [String]]?
+        highlights: inout [String: [String]]?, lists: Hits? = nil
     ) -> Double {
         var score = 0.0
         let name = name ?? ""
-        if contains(texts.name, query.scalars) {
+        if lists?.nameFull != false && contains(texts.name, query.scalars) {
             score += 3.0
             highlights?["name"] = [name]
-        } else {
+        } else if lists.map({ $0.nameWords > 0 }) ?? true {
             let matches = query.words.filter { contains(texts.name, $0) }.count
             if matches > 0 {
                 score += 1.5 * Double(matches)
@@ -215,17 +226,20 @@ extension SearchIndex {
         if let content = texts.content {
             var reasons: [String] = []
             let explain = highlights != nil
-            if contains(content, query.scalars) {
+            if lists?.contentFull != false && contains(content, query.scalars) {
                 score += 2.0
                 if explain { reasons.append("Content contains '\(query.original)'") }
-            } else {
+            } else if lists.map({ $0.contentWords > 0 }) ?? true {
                 let matches = query.words.filter { contains(content, $0) }.count
                 if matches > 0 {
                     score += 0.5 * Double(matches)
                     if explain { reasons.append("Content matches \(matches) word(s)") }
                 }
             }
-            for value in texts.stringValues where contains(value.lowered, query.scalars) {
+            for value in texts.stringValues
+            where lists.map({ $0.valueMatches > 0 }) ?? true
+                && contains(value.lowered, query.scalars)
+            {
                 score += 1.0
                 if explain {
                     reasons.append(

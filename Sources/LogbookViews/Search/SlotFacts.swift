@@ -18,6 +18,9 @@ extension SearchIndex {
         /// that match, so every term is bounded from above. `nameHoldsQuery`, when known,
         /// settles the name's term (see `nameTermIsUncertain`).
         func bound(_ hits: Hits, queryLength: Int, nameHoldsQuery: Bool? = nil) -> Double {
+            // A saturated count (a query of hundreds of words) may stand for any more.
+            guard hits.nameWords < .max && hits.contentWords < .max && hits.valueMatches < .max
+            else { return .infinity }
             let words = 1.5 * Double(hits.nameWords)
             var bound: Double
             switch (hits.nameFull, nameHoldsQuery) {
