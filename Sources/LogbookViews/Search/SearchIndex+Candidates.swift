@@ -49,6 +49,10 @@ extension SearchIndex {
             }
             guard let next = words.nextToMark(floor: floor) else { break }
             words.mark(next, in: &marks)
+            // When the floor already leaves every other group out, a new one would only
+            // prune the queue a little more, for a pass over the group just marked (7 k
+            // entities, 7 % of "living room speaker" alone).
+            if words.nextToMark(floor: floor) == nil { break }
             if floorsLeft > 0 {
                 offered = SortedSlots.union(leaders.sorted(), words.groups[next].slots)
             }
