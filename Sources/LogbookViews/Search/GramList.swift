@@ -47,6 +47,6 @@ struct GramList {
     private mutating func considerBitmap() {
         guard let largest = slots.max(), largest >= 0 else { return }
         guard slots.count * 32 >= Int(largest) + 1 else { return }
-        bits = SlotBitmap(slots)
+        bits = SlotBitmap(slots, largest: largest)
     }
 }

@@ -9,7 +9,8 @@ struct QueryPostings {
 
     /// The lists of a non-empty query. The words' lists come first: the whole query's are
     /// their intersection narrowed by the grams spanning whitespace, which spares merging
-    /// every gram of the query again (a third of a three-word query's time).
+    /// every gram of the query again (with `GramList`'s bitmaps, "living room speaker"'s
+    /// lists went from 220 to 81 µs).
     init(_ query: SearchIndex.Query, names: GramPostings, content: GramPostings) {
         let oneWord = query.words.count == 1 && query.words[0] == query.scalars
         guard !oneWord && !query.words.isEmpty else {

@@ -6,12 +6,20 @@ struct SlotBitmap {
     init() {}
 
     init(_ slots: [Int32]) {
-        guard let largest = slots.max(), largest >= 0 else { return }
+        self.init(slots, largest: slots.max() ?? -1)
+    }
+
+    /// `largest`: the largest of `slots`, when the caller has it (spares a pass); slots
+    /// above it are left out.
+    init(_ slots: [Int32], largest: Int32) {
+        guard largest >= 0 else { return }
         let count = Int(largest) / 64 + 1
         // Through the buffer: a write through the array checks its uniqueness each time.
         words = [UInt64](unsafeUninitializedCapacity: count) { words, initialized in
             words.initialize(repeating: 0)
-            for slot in slots where slot >= 0 { words[Int(slot) / 64] |= 1 << UInt64(slot % 64) }
+            for slot in slots where slot >= 0 && Int(slot) / 64 < count {
+                words[Int(slot) / 64] |= 1 << UInt64(slot % 64)
+            }
             initialized = count
         }
     }
