@@ -9,8 +9,10 @@ import Testing
 
 // A streamed follow's frames are read by one reader task per stream, and each fetch's wait
 // for a frame is bounded by the shared sweeper instead of a timer of its own. These tests
-// hold the bound against peers that go silent, trickle a frame, or are left mid-wait.
-@Suite(.timeLimit(.minutes(1))) struct FollowStreamDeadlineTests {
+// hold the bound against peers that go silent, trickle a frame, or are left mid-wait. The
+// suite's limit catches a hang; it is wall time including waits for a thread of the pool,
+// which reached 80 s in a CI run with every test running at once on two cores.
+@Suite(.timeLimit(.minutes(10))) struct FollowStreamDeadlineTests {
     /// A peer whose `GET /log` answers frames: the frames `frames` gives, written `pause`
     /// apart, then silence.
     static func framingPeer(
@@ -75,9 +77,10 @@ import Testing
         let started = ContinuousClock.now
         await Self.expectNoFrameWithinTheDeadline(transport)
         // The bound is 3.2 s (the transfer timeout and the wait); the slack is for the rest
-        // of the suite on two cores, and far below the hour the peer stays silent.
+        // of the suite on two cores (a waiting task held back 80 s in one CI run), and far
+        // below the hour the peer stays silent.
         let waited = ContinuousClock.now - started
-        #expect(waited >= .seconds(3) && waited < .seconds(20), "\(waited)")
+        #expect(waited >= .seconds(3) && waited < .seconds(300), "\(waited)")
     }
 
     @Test func aFrameTrickledByteByByteFailsAtTheDeadline() async throws {
@@ -87,9 +90,9 @@ import Testing
         // 28 bytes, a second apart: 28 s for a frame whose bound is 3.2 s. The margin is
         // wide because the whole suite shares two cores: in one CI run synchronous tests
         // held both of Swift's cooperative threads long enough that this cut, 3.3 s when run
-        // alone, was seen at 13.3 s (the frame still unfinished). The throw below is what
-        // shows the cut came before the frame was whole; the time, that it came no
-        // earlier than the bound.
+        // alone, was seen at 13.3 s (the frame still unfinished), and another held a waiting
+        // task back 80 s. The throw below is what shows the cut came before the frame was
+        // whole; the time, that it came no earlier than the bound, and no hang.
         let (port, peer) = await Self.framingPeer(bytes, pause: .seconds(1))
         defer { peer.cancel() }
         let transport = Self.transport(port: port)
@@ -97,7 +100,7 @@ import Testing
         let started = ContinuousClock.now
         await Self.expectNoFrameWithinTheDeadline(transport)
         let waited = ContinuousClock.now - started
-        #expect(waited >= .seconds(3) && waited < .seconds(20), "\(waited)")
+        #expect(waited >= .seconds(3) && waited < .seconds(300), "\(waited)")
     }
 
     @Test func aCancelledFetchThrowsAndTheNextOpensANewStream() async throws {

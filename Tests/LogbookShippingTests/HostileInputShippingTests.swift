@@ -114,11 +114,12 @@ import Testing
             _ = try await puller.catchUp()
             Issue.record("a trickling answer was accepted")
         } catch {
-            #expect("\(error)".contains("no complete answer within"), "\(error)")
+            // The 1 s set here was applied, not the 30 s default.
+            #expect("\(error)".contains("no complete answer within 1.0 seconds"), "\(error)")
         }
-        // Under the 30 s default: the 1 s set here was applied. The slack is for the rest of
-        // the suite, which shares this machine's two cores.
-        #expect(ContinuousClock.now - started < .seconds(20))
+        // A bound on a hang only: the rest of the suite shares this machine's two cores and
+        // has held a waiting task back for 80 s.
+        #expect(ContinuousClock.now - started < .seconds(300))
         #expect(follower.ledger.cursor(for: "http://127.0.0.1:\(port)") == 0)
         try await follower.logbook.insertOrUpdate("e/still", fields: [("n", 1)])
     }

@@ -77,30 +77,57 @@ import Testing
         func switchTo(_ file: ScriptedFile) { state.withLock { $0.file = file } }
     }
 
-    /// A scripted file whose first sync (through any handle) blocks until released.
+    /// Tells a waiting task that something has happened, without holding a thread meanwhile.
+    final class Signal: Sendable {
+        /// Not yet, a task waiting to hear it, or done.
+        private enum State {
+            case notYet
+            case awaited(CheckedContinuation<Void, Never>)
+            case done
+        }
+        private let state = Mutex(State.notYet)
+
+        func send() {
+            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state = .done }
+                if case .awaited(let continuation) = state { return continuation }
+                return nil
+            }
+            waiting?.resume()
+        }
+
+        /// Returns once `send` has been called (at once if it has).
+        func received() async {
+            await withCheckedContinuation { continuation in
+                let isDone = state.withLock { state in
+                    if case .done = state { return true }
+                    state = .awaited(continuation)
+                    return false
+                }
+                if isDone { continuation.resume() }
+            }
+        }
+    }
+
+    /// A scripted file whose first sync (through any handle) blocks until released. The sync
+    /// blocks the committer's own thread; the test awaits it without holding a thread of the
+    /// pool (two threads on a 2-core machine, shared by every test running at once).
     final class HeldFirstSync: Sendable {
-        private let runs = DispatchSemaphore(value: 0)
+        private let started = Signal()
         private let released = DispatchSemaphore(value: 0)
         let file: ScriptedFile
 
         init() {
-            let (runs, released) = (runs, released)
+            let (started, released) = (started, released)
             file = ScriptedFile(path: "held") { number in
                 guard number == 1 else { return }
-                runs.signal()
+                started.send()
                 released.wait()
             }
         }
 
         /// Returns once the first sync has started (and is held).
-        func running() async {
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    self.runs.wait()
-                    continuation.resume()
-                }
-            }
-        }
+        func running() async { await started.received() }
 
         /// Lets the first sync finish.
         func release() { released.signal() }
@@ -166,7 +193,20 @@ import Testing
         committer.stop()
     }
 
-    @Test(.timeLimit(.minutes(1))) func aLaterSyncMayFinishFirstAndCoversEverythingBeforeIt()
+    /// Runs `body`, which may block, on a new thread rather than on one of the pool's.
+    private func onOwnThread(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { continuation in
+            Thread {
+                body()
+                continuation.resume()
+            }.start()
+        }
+    }
+
+    // The limits below catch a hang. They are wall time, waits for a pool thread included:
+    // with every test running at once on two cores, a test that awaited early was resumed
+    // 80 s later in one CI run, so a limit of one minute failed tests that did not hang.
+    @Test(.timeLimit(.minutes(10))) func aLaterSyncMayFinishFirstAndCoversEverythingBeforeIt()
         async throws
     {
         let firstSync = HeldFirstSync()
@@ -183,7 +223,8 @@ import Testing
         #expect(committer.syncCount == 2)
     }
 
-    @Test(.timeLimit(.minutes(1))) func stopSyncsWhatIsPendingAndResumesEveryWaiter() async throws {
+    @Test(.timeLimit(.minutes(10))) func stopSyncsWhatIsPendingAndResumesEveryWaiter() async throws
+    {
         let firstSync = HeldFirstSync()
         let written = Written(firstSync.file)
         let committer = committer(written)
@@ -195,7 +236,8 @@ import Testing
             return Task { try await committer.waitUntilDurable(offset) }
         }
         while committer.waitingCount < 8 { await Task.yield() }
-        let stopped = Task.detached { committer.stop() }
+        // `stop` blocks until the committer's threads end, so it runs on a thread of its own.
+        let stopped = Task { await onOwnThread { committer.stop() } }
         firstSync.release()
         await stopped.value
         try await first.value
