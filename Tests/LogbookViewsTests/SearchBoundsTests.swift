@@ -104,6 +104,38 @@ import Testing
         #expect(SortedSlots.intersection(of: []).isEmpty)
     }
 
+    /// A bitmap is a set: insertion in the room reserved says whether a slot was new,
+    /// insertion past it grows the set, iteration gives the slots
+    /// in rising order (across word boundaries and past the room reserved), and clearing
+    /// forgets them all, or a word's worth.
+    @Test func aBitmapIsASetOfSlotsIteratedInOrder() {
+        var random = SeededGenerator(seed: 34)
+        var bitmap = SlotBitmap(covering: 1_000)
+        for round in 0..<30 {
+            var set: Set<Int32> = []
+            for _ in 0..<(round * 37) {
+                let slot = Int32.random(in: 0..<(round % 2 == 0 ? 1_000 : 5_000), using: &random)
+                if slot < 1_000 {
+                    #expect(bitmap.inserting(reserved: slot) == set.insert(slot).inserted)
+                } else {
+                    bitmap.insert(slot)
+                    set.insert(slot)
+                }
+            }
+            bitmap.insert(-1)
+            #expect(!bitmap.contains(-1))
+            #expect(Array(bitmap) == set.sorted())
+            #expect((0..<5_100).allSatisfy { bitmap.contains($0) == set.contains($0) })
+            if let first = set.min() {
+                bitmap.removeWord(holding: first)
+                let word = first / 64
+                #expect(Array(bitmap) == set.filter { $0 / 64 != word }.sorted())
+            }
+            bitmap.removeAll()
+            #expect(Array(bitmap).isEmpty && !bitmap.isEmpty)
+        }
+    }
+
     /// Dense lists answer from their bitmaps: the same intersections as sets, with slots
     /// added out of order and twice, and identical lists among the inputs.
     @Test func denseListsIntersectThroughTheirBitmapsAsSets() {
@@ -204,13 +236,13 @@ import Testing
             #expect(marks.touchedInSlotOrder() == Array(Set(slots)).sorted())
             marks.markTouched([slots[0], 9_999]) { $0.contentWords &+= 1 }
             #expect(marks[slots[0]].contentWords == 1)
-            #expect(marks[9_999].touched == slots.contains(9_999))
+            #expect(marks.isTouched(9_999) == slots.contains(9_999))
             scratch = marks.clearedScratch()
             let cleared = CandidateMarks(reusing: scratch, slots: 10_000)
             #expect(cleared.touchedInSlotOrder().isEmpty)
             #expect(
                 slots.allSatisfy {
-                    !cleared[$0].touched && cleared[$0].nameWords == 0
+                    !cleared.isTouched($0) && cleared[$0].nameWords == 0
                         && cleared[$0].contentWords == 0
                 })
         }

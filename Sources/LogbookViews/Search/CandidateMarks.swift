@@ -4,15 +4,15 @@
 /// are boxed, and every access through the box pays an exclusivity check.
 struct CandidateMarks {
     /// What a query leaves for the next, all clear: the per-slot hits, and a bit per slot
-    /// for the touched ones (so listing them in slot order reads a bit, not eight bytes,
-    /// per slot).
+    /// for the touched ones (so testing or listing them in slot order reads a bit, not a
+    /// hit, per slot).
     struct Scratch {
         var hits: [SearchIndex.Hits] = []
-        var touchedBits: [UInt64] = []
+        var touchedBits = SlotBitmap()
     }
 
     private var hits: [SearchIndex.Hits]
-    private var touchedBits: [UInt64]
+    private var touchedBits: SlotBitmap
     private(set) var touched: [Int32] = []
 
     /// Takes `scratch` (all clear) and grows it to `slots`.
@@ -22,26 +22,16 @@ struct CandidateMarks {
         if hits.count < slots {
             hits.append(contentsOf: repeatElement(SearchIndex.Hits(), count: slots - hits.count))
         }
-        let words = (slots + 63) / 64
-        if touchedBits.count < words {
-            touchedBits.append(contentsOf: repeatElement(0, count: words - touchedBits.count))
-        }
+        touchedBits.reserve(covering: slots)
     }
 
     subscript(slot: Int32) -> SearchIndex.Hits { hits[Int(slot)] }
 
     /// Whether `slot` is marked, from the bits (which stay in cache).
-    func isTouched(_ slot: Int32) -> Bool {
-        let word = Int(UInt32(bitPattern: slot) >> 6)
-        return word < touchedBits.count && (touchedBits[word] >> UInt64(slot & 63)) & 1 != 0
-    }
+    func isTouched(_ slot: Int32) -> Bool { touchedBits.contains(slot) }
 
     mutating func mark(_ slot: Int32, _ update: (inout SearchIndex.Hits) -> Void) {
-        if !hits[Int(slot)].touched {
-            hits[Int(slot)].touched = true
-            touchedBits[Int(slot) >> 6] |= 1 << UInt64(slot & 63)
-            touched.append(slot)
-        }
+        if touchedBits.inserting(reserved: slot) { touched.append(slot) }
         update(&hits[Int(slot)])
     }
 
@@ -62,13 +52,7 @@ struct CandidateMarks {
         guard touched.count > 256 else { return touched.sorted() }
         var ordered: [Int32] = []
         ordered.reserveCapacity(touched.count)
-        for (index, word) in touchedBits.enumerated() where word != 0 {
-            var bits = word
-            while bits != 0 {
-                ordered.append(Int32(index << 6 | bits.trailingZeroBitCount))
-                bits &= bits &- 1
-            }
-        }
+        ordered.append(contentsOf: touchedBits)
         return ordered
     }
 
@@ -76,18 +60,12 @@ struct CandidateMarks {
     /// Past a few hundred, cleared in slot order from the bits, as a stream.
     consuming func clearedScratch() -> Scratch {
         if touched.count > 256 {
-            for index in touchedBits.indices where touchedBits[index] != 0 {
-                var bits = touchedBits[index]
-                while bits != 0 {
-                    hits[index << 6 | bits.trailingZeroBitCount] = SearchIndex.Hits()
-                    bits &= bits &- 1
-                }
-                touchedBits[index] = 0
-            }
+            for slot in touchedBits { hits[Int(slot)] = SearchIndex.Hits() }
+            touchedBits.removeAll()
         } else {
             for slot in touched {
                 hits[Int(slot)] = SearchIndex.Hits()
-                touchedBits[Int(slot) >> 6] = 0
+                touchedBits.removeWord(holding: slot)
             }
         }
         return Scratch(hits: hits, touchedBits: touchedBits)

@@ -87,7 +87,7 @@ extension SearchIndex {
         }
         if top.count < limit || (top.last?.score ?? 0) <= 1 {
             for slot in nameBigrams.candidates(for: parsed.scalars)
-            where !marks[slot].touched && facts[Int(slot)].indexed {
+            where !marks.isTouched(slot) && facts[Int(slot)].indexed {
                 if let types, !documents[Int(slot)].passes(types) { continue }
                 guard let derived = texts[Int(slot)] else { continue }
                 let score = Self.score(
@@ -122,7 +122,6 @@ extension SearchIndex {
     /// is allocated for every query). The counts saturate: a saturated count means "this
     /// many or more", and bounds nothing (`SlotFacts.bound`).
     struct Hits {
-        var touched = false
         var nameFull = false
         var contentFull = false
         var nameWords: UInt8 = 0
