@@ -7,7 +7,8 @@ extension ReplicaState {
     public func insertOrUpdate(
         _ recordId: String, flags: UInt32 = 0, fields: [(String, Value)]
     ) -> [Change<String, String, Value>] {
-        let number = storage.numberCreatingEntry(for: recordId, hash: storage.hash(recordId))
+        let number = storage.numberCreatingEntry(
+            for: recordId, hash: storage.keyHash.hash(recordId))
         return storage.write(
             fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags)
     }
@@ -24,8 +25,8 @@ extension ReplicaState {
         var changes: [Change<String, String, Value>] = []
         changes.reserveCapacity(fields.count)
         try storage.insertOrUpdate(
-            recordId, hash: storage.hash(recordId), fields: fields, nodeId: nodeId, flags: flags,
-            limit: limit, into: &changes)
+            recordId, hash: storage.keyHash.hash(recordId), fields: fields, nodeId: nodeId,
+            flags: flags, limit: limit, into: &changes)
         return changes
     }
 
@@ -35,7 +36,8 @@ extension ReplicaState {
     public func deleteRecord(_ recordId: String, flags: UInt32 = 0) -> Change<
         String, String, Value
     >? {
-        storage.deleteRecord(recordId, hash: storage.hash(recordId), nodeId: nodeId, flags: flags)
+        storage.deleteRecord(
+            recordId, hash: storage.keyHash.hash(recordId), nodeId: nodeId, flags: flags)
     }
 
     /// Deletes one field, keeping its column version so stale writes lose; nil, without a

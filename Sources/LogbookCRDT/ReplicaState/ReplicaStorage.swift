@@ -43,10 +43,7 @@ struct ReplicaStorage {
 
     /// The hash of a record id.
     @inline(__always)
-    func hash(_ recordId: String) -> UInt64 {
-        var recordId = recordId
-        return recordId.withUTF8 { keyHash.hash(UnsafeRawBufferPointer($0)) }
-    }
+    func hash(_ recordId: String) -> UInt64 { keyHash.hash(recordId) }
 
     /// The number of `recordId` (whose hash is `hash`, computed when not given), if it has
     /// one.
@@ -109,4 +106,15 @@ struct ReplicaStorage {
         noteChanged(number)
     }
 
+}
+
+extension KeyHash {
+    /// The hash of a record id's UTF-8 bytes. `ReplicaState` hashes through the storage's
+    /// `keyHash` field rather than a method of the storage, which copied the whole storage
+    /// struct (a retain and a release of each of its arrays) on every local write.
+    @inline(__always)
+    func hash(_ recordId: String) -> UInt64 {
+        var recordId = recordId
+        return recordId.withUTF8 { hash(UnsafeRawBufferPointer($0)) }
+    }
 }
