@@ -1,4 +1,5 @@
 import Foundation
+import LogbookTesting
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -1,4 +1,5 @@
 import Foundation
+import LogbookTesting
 import Testing
 
 /// Finds and runs the `logbook` executable built beside the test bundle.

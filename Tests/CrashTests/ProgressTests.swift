@@ -1,4 +1,5 @@
 import Foundation
+import LogbookTesting
 import Testing
 
 // Long operations draw progress on a terminal and nothing anywhere else: the replay inside

@@ -1,4 +1,5 @@
 import Foundation
+import LogbookTesting
 import Testing
 
 // The README's command-line blocks run as written, top to bottom, in an empty directory

@@ -1,4 +1,5 @@
 import Foundation
+import LogbookTesting
 import Testing
 
 // The status page in a real browser, as an operator opens it: headless Chromium (Debian's

@@ -1,4 +1,5 @@
 import Foundation
+import LogbookTesting
 import Synchronization
 import Testing
 
@@ -193,16 +194,6 @@ import Testing
         committer.stop()
     }
 
-    /// Runs `body`, which may block, on a new thread rather than on one of the pool's.
-    private func onOwnThread(_ body: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { continuation in
-            Thread {
-                body()
-                continuation.resume()
-            }.start()
-        }
-    }
-
     // The limits below catch a hang. They are wall time, waits for a pool thread included:
     // with every test running at once on two cores, a test that awaited early was resumed
     // 80 s later in one CI run, so a limit of one minute failed tests that did not hang.
@@ -237,9 +228,9 @@ import Testing
         }
         while committer.waitingCount < 8 { await Task.yield() }
         // `stop` blocks until the committer's threads end, so it runs on a thread of its own.
-        let stopped = Task { await onOwnThread { committer.stop() } }
+        let stopped = Task { try await onOwnThread { committer.stop() } }
         firstSync.release()
-        await stopped.value
+        try await stopped.value
         try await first.value
         for task in later { try await task.value }
         #expect(committer.syncCount == 2, "one more sync for the seven, at stop")
