@@ -15,6 +15,15 @@ package struct KeyHash: Sendable {
     /// A hash with `seed` (tests).
     package init(seed: UInt64) { self.seed = seed }
 
+    /// The hash of a string's UTF-8 bytes (a record id's). `ReplicaState` hashes through
+    /// its storage's `keyHash` field with this rather than through a method of the storage,
+    /// which copied the whole storage struct on every local write.
+    @inline(__always)
+    package func hash(_ string: String) -> UInt64 {
+        var string = string
+        return string.withUTF8 { hash(UnsafeRawBufferPointer($0)) }
+    }
+
     /// The hash of `bytes`, starting from `start` (chain two strings by passing the first's
     /// hash); the length is mixed in, so ("ab", "c") and ("a", "bc") differ.
     @inlinable @inline(__always)

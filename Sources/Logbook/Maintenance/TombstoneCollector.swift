@@ -259,10 +259,7 @@ enum TombstoneCollector {
         guard !tombstones.isEmpty else { return logged }
         let keyHash = KeyHash()
         var candidates: Set<UInt64> = []
-        for id in tombstones.keys {
-            var utf8 = id
-            candidates.insert(utf8.withUTF8 { keyHash.hash(UnsafeRawBufferPointer($0)) })
-        }
+        for id in tombstones.keys { candidates.insert(keyHash.hash(id)) }
         let (cursor, _, _, _, _) = try logbook.snapshotForCompaction()
         try Compactor.forEachKey(
             cursor, bytesPerSecondMax: bytesPerSecondMax, progress: progress,

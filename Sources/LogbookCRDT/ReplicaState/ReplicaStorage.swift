@@ -107,14 +107,3 @@ struct ReplicaStorage {
     }
 
 }
-
-extension KeyHash {
-    /// The hash of a record id's UTF-8 bytes. `ReplicaState` hashes through the storage's
-    /// `keyHash` field rather than a method of the storage, which copied the whole storage
-    /// struct (a retain and a release of each of its arrays) on every local write.
-    @inline(__always)
-    func hash(_ recordId: String) -> UInt64 {
-        var recordId = recordId
-        return recordId.withUTF8 { hash(UnsafeRawBufferPointer($0)) }
-    }
-}
