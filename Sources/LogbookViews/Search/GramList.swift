@@ -17,11 +17,11 @@ struct GramList {
     init(slots: [Int32]) { self.slots = slots }
 
     var count: Int { slots.count }
-    var hasBitmap: Bool { !bits.isEmpty }
+    var hasBitmap: Bool { !bits.isUnallocated }
 
     mutating func append(_ document: Int32) {
         slots.append(document)
-        if !bits.isEmpty {
+        if !bits.isUnallocated {
             bits.insert(document)
         } else if slots.count % Self.bitmapCheckInterval == 0 {
             considerBitmap()

@@ -212,10 +212,16 @@ extension SearchIndex {
     ) -> Double {
         var score = 0.0
         let name = name ?? ""
-        if lists?.nameFull != false && contains(texts.name, query.scalars) {
+        // What the lists leave possible (everything without them).
+        let nameMayHoldQuery = lists?.nameFull ?? true
+        let nameMayHoldWords = lists.map { $0.nameWords > 0 } ?? true
+        let contentMayHoldQuery = lists?.contentFull ?? true
+        let contentMayHoldWords = lists.map { $0.contentWords > 0 } ?? true
+        let valuesMayHoldQuery = lists.map { $0.valueMatches > 0 } ?? true
+        if nameMayHoldQuery && contains(texts.name, query.scalars) {
             score += 3.0
             highlights?["name"] = [name]
-        } else if lists.map({ $0.nameWords > 0 }) ?? true {
+        } else if nameMayHoldWords {
             let matches = query.words.filter { contains(texts.name, $0) }.count
             if matches > 0 {
                 score += 1.5 * Double(matches)
@@ -225,10 +231,10 @@ extension SearchIndex {
         if let content = texts.content {
             var reasons: [String] = []
             let explain = highlights != nil
-            if lists?.contentFull != false && contains(content, query.scalars) {
+            if contentMayHoldQuery && contains(content, query.scalars) {
                 score += 2.0
                 if explain { reasons.append("Content contains '\(query.original)'") }
-            } else if lists.map({ $0.contentWords > 0 }) ?? true {
+            } else if contentMayHoldWords {
                 let matches = query.words.filter { contains(content, $0) }.count
                 if matches > 0 {
                     score += 0.5 * Double(matches)
@@ -236,9 +242,7 @@ extension SearchIndex {
                 }
             }
             for value in texts.stringValues
-            where lists.map({ $0.valueMatches > 0 }) ?? true
-                && contains(value.lowered, query.scalars)
-            {
+            where valuesMayHoldQuery && contains(value.lowered, query.scalars) {
                 score += 1.0
                 if explain {
                     reasons.append(

@@ -30,8 +30,10 @@ struct SlotBitmap: Sequence {
         }
     }
 
-    /// Whether no word was ever made: nothing was inserted or reserved.
-    var isEmpty: Bool { words.isEmpty }
+    /// Whether no word was ever made: nothing was inserted or reserved. Not "holds no
+    /// slot" (a cleared bitmap keeps its room), hence not `isEmpty`, which a `Sequence`
+    /// reader would take for that.
+    var isUnallocated: Bool { words.isEmpty }
 
     /// Grows to hold the slots below `slots` without growing again.
     mutating func reserve(covering slots: Int) {
