@@ -1,5 +1,6 @@
 import Foundation
 import LogbookCRDT
+import LogbookTesting
 import Testing
 
 @testable import LogbookHub
@@ -114,18 +115,18 @@ import Testing
 /// cells, optionally holds the first merge until `open()`, and fails groups holding a push
 /// whose first record is in `failing`.
 private final class MergeRecorder: @unchecked Sendable {
-    // @unchecked: every stored property is guarded by `lock`.
+    // @unchecked: every mutable stored property is guarded by `lock` (`gate` is Sendable).
     struct Refused: Error {}
 
     private let lock = NSLock()
     private var recorded: [[HubMergeQueue.Changes]] = []
-    private var gate: CheckedContinuation<Void, Never>?
-    private var opened: Bool
+    /// Sent by `open()`; the first merge waits for it.
+    private let gate = OneTimeSignal()
     private var cancellationSeen = false
     private let failing: Set<String>
 
     init(holdFirst: Bool, failing: Set<String> = []) {
-        opened = !holdFirst
+        if !holdFirst { gate.send() }
         self.failing = failing
     }
 
@@ -133,14 +134,7 @@ private final class MergeRecorder: @unchecked Sendable {
     var started: Int { lock.withLock { recorded.count } }
     var sawCancellation: Bool { lock.withLock { cancellationSeen } }
 
-    func open() {
-        let waiting: CheckedContinuation<Void, Never>? = lock.withLock {
-            opened = true
-            defer { gate = nil }
-            return gate
-        }
-        waiting?.resume()
-    }
+    func open() { gate.send() }
 
     var run: @Sendable ([HubMergeQueue.Changes]) async throws -> [HubMergeReport] {
         { [self] pushes in
@@ -148,16 +142,7 @@ private final class MergeRecorder: @unchecked Sendable {
                 recorded.append(pushes)
                 return recorded.count == 1
             }
-            if isFirst {
-                await withCheckedContinuation { continuation in
-                    let open = lock.withLock {
-                        if opened { return true }
-                        gate = continuation
-                        return false
-                    }
-                    if open { continuation.resume() }
-                }
-            }
+            if isFirst { await gate.received() }
             lock.withLock { cancellationSeen = cancellationSeen || Task.isCancelled }
             if pushes.contains(where: { failing.contains($0.first?.recordId ?? "") }) {
                 throw Refused()

@@ -39,9 +39,10 @@ import Testing
     }
 
     static func withStream(
+        _ configure: (inout HubServer.Configuration) -> Void = { _ in },
         _ body: @Sendable (HubStore, RunningServer, String, String) async throws -> Void
     ) async throws {
-        try await HubServerTests.withServer { store, server in
+        try await HubServerTests.withServer(configure) { store, server in
             let stream = HubTestDatabase.freshStream()
             let token = try await store.createToken(streams: [stream], readOnly: false)
             try await body(store, server, stream, token)
@@ -276,10 +277,7 @@ import Testing
         // Polls of ten minutes (the hub's bound raised to match), so that a record arriving
         // within five came with the push, not at a poll's end, however long the suite on
         // two cores holds these tasks back (a waiting task was resumed 80 s late in CI).
-        try await HubServerTests.withServer({ $0.logWaitMax = .seconds(600) }) {
-            store, server in
-            let stream = HubTestDatabase.freshStream()
-            let token = try await store.createToken(streams: [stream], readOnly: false)
+        try await Self.withStream({ $0.logWaitMax = .seconds(600) }) { _, server, stream, token in
             let writer = try Node(id: 1, server: server, stream: stream, token: token)
             let follower = try Node(id: 2, server: server, stream: stream, token: token)
             defer {

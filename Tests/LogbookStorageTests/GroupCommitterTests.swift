@@ -78,43 +78,11 @@ import Testing
         func switchTo(_ file: ScriptedFile) { state.withLock { $0.file = file } }
     }
 
-    /// Tells a waiting task that something has happened, without holding a thread meanwhile.
-    final class Signal: Sendable {
-        /// Not yet, a task waiting to hear it, or done.
-        private enum State {
-            case notYet
-            case awaited(CheckedContinuation<Void, Never>)
-            case done
-        }
-        private let state = Mutex(State.notYet)
-
-        func send() {
-            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                defer { state = .done }
-                if case .awaited(let continuation) = state { return continuation }
-                return nil
-            }
-            waiting?.resume()
-        }
-
-        /// Returns once `send` has been called (at once if it has).
-        func received() async {
-            await withCheckedContinuation { continuation in
-                let isDone = state.withLock { state in
-                    if case .done = state { return true }
-                    state = .awaited(continuation)
-                    return false
-                }
-                if isDone { continuation.resume() }
-            }
-        }
-    }
-
     /// A scripted file whose first sync (through any handle) blocks until released. The sync
     /// blocks the committer's own thread; the test awaits it without holding a thread of the
     /// pool (two threads on a 2-core machine, shared by every test running at once).
     final class HeldFirstSync: Sendable {
-        private let started = Signal()
+        private let started = OneTimeSignal()
         private let released = DispatchSemaphore(value: 0)
         let file: ScriptedFile
 
