@@ -23,4 +23,18 @@ import Testing
         ChangeRecordCodec.encode(record, into: &encoded)
         #expect(encoded == input)
     }
+
+    /// replica-snapshot: an entry of no bytes. Reading its key looked at its first byte
+    /// before its length (a slice of no bytes still has an address): a trap in debug builds,
+    /// a read past the record in release. Compaction reads keys of records no replay decoded
+    /// (those below a snapshot's offset), so the log's bytes reach it unchecked.
+    @Test func theKeyOfARecordOfNoBytesIsRefused() {
+        let bytes: [UInt8] = [1, 0, 0, 0]
+        bytes.withUnsafeBytes { buffer in
+            for start in 0...buffer.count {
+                let empty = UnsafeRawBufferPointer(rebasing: buffer[start..<start])
+                #expect(ChangeRecordCodec.readKey(empty) == nil)
+            }
+        }
+    }
 }

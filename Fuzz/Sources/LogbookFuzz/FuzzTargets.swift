@@ -19,6 +19,8 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "goodies", run: goodies),
         FuzzTarget(name: "soda", run: soda),
         FuzzTarget(name: "shipped-batches", run: shippedBatches),
+        FuzzTarget(name: "replica-snapshot", run: replicaSnapshot),
+        FuzzTarget(name: "view-checkpoints", run: viewCheckpoints),
     ]
 
     /// A stored batch: header, then checksum, LZ4 frame and record framing.

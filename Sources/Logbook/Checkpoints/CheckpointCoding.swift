@@ -82,6 +82,36 @@ public struct CheckpointReader {
         return string
     }
 
+    /// A string written by `write(_: String)` that is not yet in `seen`, and joins it. A
+    /// view whose state holds each id once reads ids with it: a state naming one twice was
+    /// not written by the view, and is refused.
+    public mutating func readDistinctString(_ seen: inout Set<String>) throws(Malformed) -> String {
+        try readDistinct(&seen, expected: "a string not read before") {
+            (reader: inout Self) throws(Malformed) in try reader.readString()
+        }
+    }
+
+    /// A number written by `write(_: UInt64)` that is not yet in `seen`, and joins it (as
+    /// `readDistinctString(_:)`, for numbers such as a view's insertion order).
+    public mutating func readDistinctNumber(_ seen: inout Set<UInt64>) throws(Malformed) -> UInt64 {
+        try readDistinct(&seen, expected: "a number not read before") {
+            (reader: inout Self) throws(Malformed) in try reader.readNumber()
+        }
+    }
+
+    /// What `read` reads, refused where it started when `seen` holds it already.
+    private mutating func readDistinct<Element: Hashable>(
+        _ seen: inout Set<Element>, expected: String,
+        _ read: (inout Self) throws(Malformed) -> Element
+    ) throws(Malformed) -> Element {
+        let start = position
+        let element = try read(&self)
+        guard seen.insert(element).inserted else {
+            throw Malformed(position: start, expected: expected)
+        }
+        return element
+    }
+
     /// A string written by `write(_: String?)`.
     public mutating func readOptionalString() throws(Malformed) -> String? {
         guard position < bytes.count else {

@@ -233,9 +233,9 @@ extension ChangeRecordCodec {
     /// Reads the key of a record; nil when the record is malformed (the value is not read,
     /// so a damaged value is only caught by a full decode).
     public static func readKey(_ bytes: UnsafeRawBufferPointer) -> ChangeRecordKey? {
-        guard let base = bytes.baseAddress, let kind = Kind(rawValue: bytes[0]) else {
-            return nil
-        }
+        // An empty slice may still have a base address: its count is checked first.
+        guard !bytes.isEmpty, let base = bytes.baseAddress, let kind = Kind(rawValue: bytes[0])
+        else { return nil }
         var fields = KeyFields(base: base, count: bytes.count)
         let empty = UnsafeRawBufferPointer(start: base, count: 0)
         guard let local = fields.varint() else { return nil }

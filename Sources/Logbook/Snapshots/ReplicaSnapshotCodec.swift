@@ -4,40 +4,21 @@ import LogbookStorage
 /// Writes a replica's state as a snapshot file's bytes, and reads them back into a replica
 /// state that proves itself (`ReplicaSnapshotFile` has the layout).
 enum ReplicaSnapshotCodec {
-    /// Raw bytes gathered before a batch is compressed and framed.
-    static let batchRawTarget = 1 << 20
-
     /// The whole file for `replica`'s state, covering the log below `offset`.
     static func encode(
         _ replica: some ReplicaContents, offset: UInt64, epochId: UInt64
     ) -> (bytes: [UInt8], header: ReplicaSnapshotFile) {
-        var body: [UInt8] = []
-        var batch = BatchEncoder()
-        var previousCRC: UInt32 = 0
-        var check = StateDigest(high: 0, low: 0)
-        var count: UInt64 = 0
-        func flush() {
-            guard !batch.isEmpty else { return }
-            let (bytes, header) = batch.encode(previousBatchCRC: previousCRC)
-            body.append(contentsOf: bytes)
-            previousCRC = header.batchCRC
-            batch.reset()
-        }
+        var body = ReplicaSnapshotBodyWriter()
         ReplicaStateEntries.forEach(replica, sorted: true) { record, version in
-            if batch.rawSize >= batchRawTarget || !batch.canAppend(byteCount: record.count) {
-                flush()
-            }
-            record.withUnsafeBytes { batch.append(offset: count, version: version, record: $0) }
-            check.add(hashing: record)
-            count += 1
+            body.add(record, version: version)
         }
-        flush()
+        body.closeBatch()
         let header = ReplicaSnapshotFile(
             nodeId: replica.getNodeId(), offset: offset, epochId: epochId,
             clock: replica.getClock().currentTime(), digest: StateDigest(of: replica),
-            check: check,
-            entryCount: count, bodyLength: UInt64(body.count), lastBatchCRC: previousCRC)
-        return (header.encodedHeader() + body, header)
+            check: body.check, entryCount: body.count, bodyLength: UInt64(body.bytes.count),
+            lastBatchCRC: body.lastBatchCRC)
+        return (header.encodedHeader() + body.bytes, header)
     }
 
     /// Reads a whole file into a new replica state for `nodeId`; says why when the bytes do not prove

@@ -24,11 +24,13 @@ extension BridgeStatsView: CheckpointableView {
     public func restoreCheckpoint(_ state: [UInt8]) throws(CheckpointReader.Malformed) {
         var reader = CheckpointReader(state)
         var restored: [String: [String: Value]] = [:]
+        var recordIds: Set<String> = []
         for _ in 0..<(try reader.readCount()) {
-            let recordId = try reader.readString()
+            let recordId = try reader.readDistinctString(&recordIds)
             var columns: [String: Value] = [:]
+            var names: Set<String> = []
             for _ in 0..<(try reader.readCount()) {
-                columns[try reader.readString()] = try reader.readValue()
+                columns[try reader.readDistinctString(&names)] = try reader.readValue()
             }
             restored[recordId] = columns
         }

@@ -28,20 +28,28 @@ extension GraphIndex: CheckpointableView {
     /// See `CheckpointableView`.
     public func restoreCheckpoint(_ state: [UInt8]) throws(CheckpointReader.Malformed) {
         var reader = CheckpointReader(state)
+        // Ids and insertion orders are each held once, as the replay gives them (an order
+        // is the offset of a record's first change): a state repeating one is refused.
         var restoredEntities: [String: Entity] = [:]
+        var entityIds: Set<String> = []
+        var entitySequences: Set<UInt64> = []
         for _ in 0..<(try reader.readCount()) {
             let entity = Entity(
-                id: try reader.readString(), type: try reader.readOptionalString(),
-                name: try reader.readOptionalString(), sequence: try reader.readNumber())
+                id: try reader.readDistinctString(&entityIds),
+                type: try reader.readOptionalString(), name: try reader.readOptionalString(),
+                sequence: try reader.readDistinctNumber(&entitySequences))
             restoredEntities[entity.id] = entity
         }
         var ordered: [Relationship] = []
+        var relationshipIds: Set<String> = []
+        var relationshipSequences: Set<UInt64> = []
         for _ in 0..<(try reader.readCount()) {
             ordered.append(
                 Relationship(
-                    id: try reader.readString(), from: try reader.readOptionalString(),
-                    to: try reader.readOptionalString(), type: try reader.readOptionalString(),
-                    sequence: try reader.readNumber()))
+                    id: try reader.readDistinctString(&relationshipIds),
+                    from: try reader.readOptionalString(), to: try reader.readOptionalString(),
+                    type: try reader.readOptionalString(),
+                    sequence: try reader.readDistinctNumber(&relationshipSequences)))
         }
         try reader.expectEnd()
         reset()

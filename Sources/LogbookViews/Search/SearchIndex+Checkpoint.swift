@@ -28,14 +28,23 @@ extension SearchIndex: CheckpointableView {
     /// See `CheckpointableView`.
     public func restoreCheckpoint(_ state: [UInt8]) throws(CheckpointReader.Malformed) {
         var reader = CheckpointReader(state)
+        // Ids, insertion orders and a document's content keys are each held once, as the
+        // replay gives them: a state repeating one is refused.
         var restored: [Document] = []
+        var ids: Set<String> = []
+        var sequences: Set<UInt64> = []
         for _ in 0..<(try reader.readCount()) {
             var document = Document(
-                id: try reader.readString(), type: try reader.readOptionalString(),
-                name: try reader.readOptionalString(), sequence: try reader.readNumber())
+                id: try reader.readDistinctString(&ids), type: try reader.readOptionalString(),
+                name: try reader.readOptionalString(),
+                sequence: try reader.readDistinctNumber(&sequences))
+            var keys: Set<String> = []
             for _ in 0..<(try reader.readCount()) {
                 document.content.append(
-                    (try reader.readString(), try reader.readValue(), try reader.readNumber()))
+                    (
+                        try reader.readDistinctString(&keys), try reader.readValue(),
+                        try reader.readNumber()
+                    ))
             }
             restored.append(document)
         }
