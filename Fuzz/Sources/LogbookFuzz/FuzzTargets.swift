@@ -21,6 +21,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "shipped-batches", run: shippedBatches),
         FuzzTarget(name: "replica-snapshot", run: replicaSnapshot),
         FuzzTarget(name: "view-checkpoints", run: viewCheckpoints),
+        FuzzTarget(name: "peer-changes", run: peerChanges),
     ]
 
     /// A stored batch: header, then checksum, LZ4 frame and record framing.
