@@ -117,6 +117,30 @@ import Testing
                 == [older.file, newer.file + ".set-aside"])
     }
 
+    /// A snapshot file far longer than its header says is set aside from its header and
+    /// size alone: its body is not read into memory (a sparse file of terabytes would not fit).
+    @Test func aSnapshotLongerThanItsHeaderSaysIsSetAsideUnread() async throws {
+        let fileSystem = SimulatedFileSystem()
+        let options = smallLogOptions(.fsyncEachAppend, fileSystem: fileSystem)
+        let logbook = try Logbook.open(directory: "/data", nodeId: 5, options: options)
+        try await write(logbook, seed: 21, steps: 100)
+        let snapshot = try logbook.writeSnapshot()
+        let expected = fullState(logbook)
+        try logbook.close()
+        let grown = 8 << 20
+        let file = try fileSystem.open("/data/" + snapshot.file, mode: .readWrite)
+        try file.truncate(to: Int64(grown))
+        try file.close()
+
+        let readBefore = fileSystem.bytesRead
+        let reopened = try Logbook.open(directory: "/data", options: options)
+        defer { try? reopened.close() }
+        let reason = try #require(reopened.snapshotLoad.setAside.first)
+        #expect(reason.hasPrefix(snapshot.file) && reason.contains("header says"), "\(reason)")
+        #expect(fullState(reopened) == expected)
+        #expect(fileSystem.bytesRead - readBefore < grown / 2, "the grown file was read")
+    }
+
     @Test func aSnapshotOfAnotherLogIsNotTrusted() async throws {
         let directory = TemporaryDirectory()
         let backup = TemporaryDirectory()

@@ -46,6 +46,13 @@ enum SnapshotLoader {
                 try ReplicaSnapshotFile.decodeHeader($0).get()
             }
             if let reason = rejection(of: header, log: log) { return .failure(.init(reason)) }
+            // Checked before the body is read: a file longer than its header says (a sparse
+            // one of terabytes, say) is refused without being read into memory.
+            let bodySize = UInt64(size) - UInt64(ReplicaSnapshotFile.headerSize)
+            guard bodySize == header.bodyLength else {
+                return .failure(
+                    .init("body of \(bodySize) bytes, header says \(header.bodyLength)"))
+            }
             let bytes = try file.read(at: 0, count: Int(size))
             return ReplicaSnapshotCodec.decode(bytes, nodeId: nodeId)
         } catch let rejection as CheckpointRejection {
