@@ -11,5 +11,10 @@ public protocol CheckpointableView: MaterializedView {
     func checkpointState() -> [UInt8]
     /// Replaces the state with one read from `checkpointState()` bytes; throws when the
     /// bytes are not such a state (the Logbook then rebuilds the view).
+    ///
+    /// The file's checksum catches damage, not a file written on purpose, so refuse what
+    /// `checkpointState()` never writes, not only what does not parse: an id or an order
+    /// held twice, for instance (`CheckpointReader.readDistinctString(_:)`). Leave the view
+    /// unchanged when refusing.
     func restoreCheckpoint(_ state: [UInt8]) throws(CheckpointReader.Malformed)
 }
