@@ -38,9 +38,8 @@ enum ReplicaSnapshotCodec {
                 return .failure(.init("taken by node \(header.nodeId), this is node \(nodeId)"))
             }
             let body = UnsafeRawBufferPointer(rebasing: buffer[ReplicaSnapshotFile.headerSize...])
-            guard header.bodyLength == UInt64(body.count) else {
-                return .failure(
-                    .init("body of \(body.count) bytes, header says \(header.bodyLength)"))
+            if let rejection = header.bodyLengthRejection(byteCount: UInt64(body.count)) {
+                return .failure(rejection)
             }
             let crdt = ReplicaState(nodeId: nodeId)
             if let reason = restoreBody(body, header: header, into: crdt) {

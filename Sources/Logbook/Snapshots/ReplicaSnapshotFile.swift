@@ -49,6 +49,14 @@ struct ReplicaSnapshotFile: Sendable {
         return UInt64(digits)
     }
 
+    /// Why a body of `byteCount` bytes does not belong to this header, or nil when its
+    /// length is the one the header gives. The loader asks before reading the body (from
+    /// the file's size), the codec again over the bytes it was given.
+    func bodyLengthRejection(byteCount: UInt64) -> CheckpointRejection? {
+        byteCount == bodyLength
+            ? nil : CheckpointRejection("body of \(byteCount) bytes, header says \(bodyLength)")
+    }
+
     /// The header's bytes, its CRC last.
     func encodedHeader() -> [UInt8] {
         var bytes = Self.magic

@@ -49,9 +49,8 @@ enum SnapshotLoader {
             // Checked before the body is read: a file longer than its header says (a sparse
             // one of terabytes, say) is refused without being read into memory.
             let bodySize = UInt64(size) - UInt64(ReplicaSnapshotFile.headerSize)
-            guard bodySize == header.bodyLength else {
-                return .failure(
-                    .init("body of \(bodySize) bytes, header says \(header.bodyLength)"))
+            if let rejection = header.bodyLengthRejection(byteCount: bodySize) {
+                return .failure(rejection)
             }
             let bytes = try file.read(at: 0, count: Int(size))
             return ReplicaSnapshotCodec.decode(bytes, nodeId: nodeId)
