@@ -158,6 +158,7 @@ public struct HTTPReplicationTransport: ReplicationTransport {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         var body = #"{"node": \#(acknowledgement.node), "offset": \#(acknowledgement.offset)"#
+        if let epoch = acknowledgement.epoch { body += #", "epoch": \#(epoch)"# }
         if let logEnd = acknowledgement.logEnd { body += #", "log_end": \#(logEnd)"# }
         if let collected = acknowledgement.collectedBelow {
             body += #", "collected_below": \#(collected)"#

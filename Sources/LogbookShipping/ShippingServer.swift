@@ -26,9 +26,12 @@ import ServiceLifecycle
 ///   record), or with `format=batches` as shipped batches (`StatePageBatches`); with
 ///   `page_changes`, one page of whole records in id order after ID, and
 ///   `Logbook-Snapshot-After` (percent-encoded) naming where the next page starts.
-/// - `POST /ack` with `{"node": ID, "offset": N, "log_end": E, "collected_below": C}`: the
-///   peer has merged our log below N; its own durable log end was E and its GC frontier C
-///   (both optional; tombstone GC needs them, see docs/maintenance.md).
+/// - `POST /ack` with `{"node": ID, "offset": N, "epoch": P, "log_end": E,
+///   "collected_below": C}`: the peer has merged our log below N, the record before N
+///   written in epoch P; its own durable log end was E and its GC frontier C (all optional
+///   but N; tombstone GC needs E and C, see docs/maintenance.md). A position this log does
+///   not hold (N past the durable end, or the record before it in another epoch) is 409
+///   and stored nowhere.
 /// - `GET /changes?since=V[&format=rust|swift][&limit=N]`, `POST /changes`: crdt-lite JSON
 ///   changes (an array or JSON lines), `getChangesSince` and `mergeChanges` semantics; with
 ///   `limit`, a page of about N changes and `Logbook-Next-Since` naming the version to ask
@@ -312,6 +315,7 @@ public struct ShippingServer: Sendable {
             switch refusal {
             case .notAPeer(let message): throw HTTPError(.badRequest, message: message)
             case .unregistered(let message): throw HTTPError(.forbidden, message: message)
+            case .diverged(let message): throw HTTPError(.conflict, message: message)
             }
         } catch {
             throw HTTPError(.internalServerError, message: "\(error)")

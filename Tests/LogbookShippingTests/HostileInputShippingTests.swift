@@ -320,24 +320,57 @@ import Testing
     }
 }
 
-// Acknowledgements gate tombstone GC, so only registered peers may send them: one from
-// node 0, from the node itself or from an unregistered node is refused and stored nowhere.
+// Acknowledgements gate tombstone GC, so only registered peers may send them, and only of
+// positions this log holds: one from node 0, from the node itself or from an unregistered
+// node, or one past the durable end or in another epoch, is refused and stored nowhere.
 @Suite(.serialized) struct AcknowledgementRefusalTests {
-    @Test func acknowledgementsFromUnregisteredIdsAreRefusedAndNotStored() async throws {
+    /// A started node 1 with node 2 registered and one record durable, and its durable end.
+    private func nodeWithPeerTwo() async throws -> (TestNode, UInt64) {
         let node = try TestNode(node: 1)
+        do {
+            try await node.start()
+            try node.ledger.register(2)
+            try await node.logbook.insertOrUpdate("a", fields: [("n", 1)])
+            try node.logbook.sync()
+        } catch {
+            node.stop()
+            throw error
+        }
+        return (node, node.logbook.durableOffset)
+    }
+
+    @Test func acknowledgementsFromUnregisteredIdsAreRefusedAndNotStored() async throws {
+        let (node, end) = try await nodeWithPeerTwo()
         defer { node.stop() }
-        try await node.start()
-        try node.ledger.register(2)
         for (id, status) in [(0, 400), (1, 400), (3, 403), (UInt64.max, 403)] as [(UInt64, Int)] {
             let answer = try await node.send(
-                "/ack", method: .POST, body: #"{"node": \#(id), "offset": 5}"#)
+                "/ack", method: .POST, body: #"{"node": \#(id), "offset": \#(end)}"#)
             #expect(answer.status == status, "node \(id): \(answer.body)")
             #expect(node.ledger.acknowledgement(of: id) == nil)
         }
         #expect(node.ledger.unknownPeers(excluding: 1).isEmpty, "nothing blocks GC")
         let registered = try await node.send(
-            "/ack", method: .POST, body: #"{"node": 2, "offset": 5}"#)
-        #expect(registered.status == 204)
-        #expect(node.ledger.acknowledgement(of: 2)?.acknowledged == 5)
+            "/ack", method: .POST, body: #"{"node": 2, "offset": \#(end)}"#)
+        #expect(registered.status == 204, "\(registered.body)")
+        #expect(node.ledger.acknowledgement(of: 2)?.acknowledged == end)
+    }
+
+    @Test func acknowledgementsOfAPositionThisLogDoesNotHoldAreRefused409() async throws {
+        let (node, end) = try await nodeWithPeerTwo()
+        defer { node.stop() }
+        let epoch = node.logbook.epochId(holding: end - 1)
+        for body in [
+            #"{"node": 2, "offset": \#(end + 1)}"#,
+            #"{"node": 2, "offset": \#(end), "epoch": \#(epoch &+ 1)}"#,
+        ] {
+            let answer = try await node.send("/ack", method: .POST, body: body)
+            #expect(answer.status == 409, "\(body): \(answer.body)")
+            #expect(answer.body.contains("does not hold"), "\(answer.body)")
+            #expect(node.ledger.acknowledgement(of: 2)?.acknowledged == nil)
+        }
+        let held = try await node.send(
+            "/ack", method: .POST, body: #"{"node": 2, "offset": \#(end), "epoch": \#(epoch)}"#)
+        #expect(held.status == 204, "\(held.body)")
+        #expect(node.ledger.acknowledgement(of: 2)?.acknowledged == end)
     }
 }

@@ -31,6 +31,17 @@ import Testing
         try logbook.sync()
     }
 
+    /// A node 1 log in `directory` with six records, two of them deleted, all durable; and
+    /// its durable end.
+    private func sixRecordsTwoDeleted(in directory: TemporaryDirectory) async throws -> (
+        Logbook, UInt64
+    ) {
+        let logbook = try Logbook.open(
+            directory: directory.path, nodeId: 1, options: smallLogOptions())
+        try await writeAndDelete(logbook, count: 6)
+        return (logbook, logbook.durableOffset)
+    }
+
     @Test func aStandaloneNodeCollectsAndTheLogReplaysWithoutTheTombstones() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -78,10 +89,7 @@ import Testing
     @Test func unknownSilentOrUnpulledPeersBlockAndFencesWaitForEveryPeer() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let logbook = try Logbook.open(
-            directory: directory.path, nodeId: 1, options: smallLogOptions())
-        try await writeAndDelete(logbook, count: 6)
-        let end = logbook.durableOffset
+        let (logbook, end) = try await sixRecordsTwoDeleted(in: directory)
         let peers = try PeerLedger(directory: directory.path)
 
         // Node 7 acknowledged us without being registered: it is unknown, GC waits.
@@ -124,6 +132,51 @@ import Testing
         report = try gc(logbook, peers)
         #expect(report.unfenced == 2 && !logbook.isFenced("r0"))
         #expect(try await !logbook.insertOrUpdate("r0", fields: [("v", .int(1))]).isEmpty)
+        try logbook.close()
+    }
+
+    // A peer acknowledges only what it fetched, so an acknowledgement past this log's
+    // durable end, or of a record in another epoch, is stale or made up. Stored, it would let
+    // GC count records written since as received by the peer. The source refuses it; one
+    // already in the ledger (from a longer copy of this log) blocks GC until the peer
+    // acknowledges a position this log holds, which replaces it.
+    @Test func anAcknowledgementOfAPositionThisLogDoesNotHoldNeverLetsGCCollect() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (logbook, end) = try await sixRecordsTwoDeleted(in: directory)
+        let epoch = logbook.epochId(holding: end - 1)
+        let peers = try PeerLedger(directory: directory.path)
+        try peers.register(2)
+        try peers.setCursor(40, for: "http://peer-2", nodeId: 2)
+        let source = ReplicationSource(logbook: logbook, ledger: peers)
+
+        for (offset, stated) in [(end + 1, epoch), (end, epoch &+ 1), (end + 1, nil)] {
+            #expect(throws: ReplicationSource.Refusal.self) {
+                try source.accept(
+                    .init(node: 2, offset: offset, epoch: stated, logEnd: 40, collectedBelow: 0))
+            }
+            #expect(peers.acknowledgement(of: 2)?.acknowledged == nil, "offset \(offset)")
+        }
+        let refusal = #expect(throws: ReplicationSource.Refusal.self) {
+            try source.accept(.init(node: 2, offset: end + 1, epoch: epoch, logEnd: 40))
+        }
+        #expect(refusal?.description.contains("past this log's durable end \(end)") == true)
+
+        // A ledger from a longer copy of this log: the acknowledgement is past its end.
+        try peers.acknowledge(
+            .init(offset: end + 500, peerLogEnd: 40, peerCollectedBelow: 0), byNode: 2)
+        var report = try gc(logbook, peers)
+        #expect(
+            report.blockedBecause?.contains("past this log's end \(logbook.nextOffset)") == true)
+        #expect(report.collected == 0 && logbook.tombstoneCount() == 2)
+
+        // The peer acknowledges what it holds: the stale values go, and GC collects.
+        try source.accept(.init(node: 2, offset: end, epoch: epoch, logEnd: 40, collectedBelow: 0))
+        #expect(peers.acknowledgement(of: 2)?.acknowledged == end)
+        #expect(peers.acknowledgement(of: 2)?.settledAcknowledged == end)
+        report = try gc(logbook, peers)
+        #expect(report.blockedBecause == nil)
+        #expect(report.collected == 2 && logbook.tombstoneCount() == 0)
         try logbook.close()
     }
 

@@ -108,6 +108,14 @@ enum TombstoneCollector {
         }
         for peer in report.registeredPeers where report.blockedBecause == nil {
             let entry = peers.acknowledgement(of: peer)
+            if let entry, entry.acknowledges(past: logEnd) {
+                report.blockedBecause =
+                    "peer \(peer) acknowledged offset "
+                    + "\(max(entry.acknowledged ?? 0, entry.settledAcknowledged ?? 0)), past this "
+                    + "log's end \(logEnd): that came from another copy of this log (restored "
+                    + "from an older one?); GC waits for the peer's next acknowledgement"
+                break
+            }
             guard let settled = entry?.settledAcknowledged, let end = entry?.settledPeerLogEnd
             else {
                 report.blockedBecause =

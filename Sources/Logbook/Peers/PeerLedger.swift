@@ -196,8 +196,16 @@ public final class PeerLedger: @unchecked Sendable {
 
     /// Records an acknowledgement from node `nodeId` durably; an older offset never lowers a
     /// newer one, and the peer's log end and GC frontier only rise.
-    public func acknowledge(_ ack: Acknowledgement, byNode nodeId: UInt64) throws {
+    ///
+    /// With `logEnd` (this log's durable end), acknowledged offsets stored past it are
+    /// dropped first: they came from a longer copy of this log (the directory was restored
+    /// from an older one, or `peers.json` copied from elsewhere), and kept they would let
+    /// tombstone GC count records written since as received by the peer.
+    public func acknowledge(
+        _ ack: Acknowledgement, byNode nodeId: UInt64, logEnd: UInt64? = nil
+    ) throws {
         try update(Self.nodeEntryName(nodeId), settling: nodeId) {
+            if let logEnd { $0.forgetAcknowledgements(past: logEnd) }
             $0.acknowledged = max($0.acknowledged ?? 0, ack.offset)
             if let end = ack.peerLogEnd {
                 $0.peerLogEnd = max($0.peerLogEnd ?? 0, end)

@@ -351,9 +351,11 @@ public struct ReplicationSession: Sendable {
         // The peer's GC relies on what this says: no cursor may lag behind it after a power
         // cut (`PeerLedger.Persistence.progress`).
         try ledger.makeDurable()
+        // The position as the peer named it, so the peer can tell a stale acknowledgement.
+        let epoch = offset > 0 && offset == ledger.cursor(for: peer) ? ledger.epoch(for: peer) : nil
         try await transport.acknowledge(
             ReplicationAcknowledgement(
-                node: logbook.nodeId, offset: offset, logEnd: logbook.durableOffset,
+                node: logbook.nodeId, offset: offset, epoch: epoch, logEnd: logbook.durableOffset,
                 collectedBelow: logbook.collectedBelow,
                 settled: options.remembersEchoes ? ledger.pullSettled(for: peer) ?? 0 : nil,
                 listedCollectedBelow: options.remembersEchoes

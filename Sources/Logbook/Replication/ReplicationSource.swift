@@ -8,11 +8,15 @@ public struct ReplicationSource: Sendable {
         /// A node not registered as this node's peer: storing its acknowledgement would
         /// block tombstone GC (and grow the ledger) at a client's whim.
         case unregistered(String)
+        /// A position this log does not hold: past its durable end, or in another epoch.
+        /// Storing it would tell tombstone GC the peer has records it never received.
+        case diverged(String)
 
         /// A one-line explanation.
         public var description: String {
             switch self {
-            case .notAPeer(let message), .unregistered(let message): message
+            case .notAPeer(let message), .unregistered(let message), .diverged(let message):
+                message
             }
         }
     }
@@ -70,7 +74,10 @@ public struct ReplicationSource: Sendable {
         offset == 0 ? 0 : logbook.epochId(holding: offset - 1)
     }
 
-    /// Records a registered peer's acknowledgement (durably); refuses any other.
+    /// Records a registered peer's acknowledgement (durably); refuses any other, and one
+    /// whose position this log does not hold (`Logbook.checkPosition`): an honest peer
+    /// acknowledges only what it fetched, so such an acknowledgement is stale (this log was
+    /// restored from an older copy since) or made up, and its next fetch resyncs it.
     public func accept(_ acknowledgement: ReplicationAcknowledgement) throws -> Void {
         let node = acknowledgement.node
         guard node != 0, node != logbook.nodeId else {
@@ -82,10 +89,17 @@ public struct ReplicationSource: Sendable {
                 "node \(node) is not a registered peer of node \(logbook.nodeId); "
                     + "register it there (`logbook peers DIR add \(node)`); nothing stored")
         }
+        do {
+            try logbook.checkPosition(acknowledgement.offset, epochId: acknowledgement.epoch)
+        } catch {
+            throw Refusal.diverged(
+                "node \(node) acknowledges a position node \(logbook.nodeId) does not hold: "
+                    + "\(error.message); nothing stored (the node resyncs on its next fetch)")
+        }
         try ledger.acknowledge(
             PeerLedger.Acknowledgement(
                 offset: acknowledgement.offset, peerLogEnd: acknowledgement.logEnd,
                 peerCollectedBelow: acknowledgement.collectedBelow),
-            byNode: node)
+            byNode: node, logEnd: logbook.durableOffset)
     }
 }

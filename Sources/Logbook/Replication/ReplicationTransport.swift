@@ -118,6 +118,9 @@ public struct ReplicationAcknowledgement: Sendable, Equatable {
     public var node: UInt64
     /// It merged the peer's log below this offset.
     public var offset: UInt64
+    /// The epoch of the record before `offset`, as the peer's answer named it: the peer
+    /// checks that its log still holds that position before storing anything.
+    public var epoch: UInt64?
     /// Its own durable log end.
     public var logEnd: UInt64?
     /// Its own GC frontier.
@@ -131,11 +134,13 @@ public struct ReplicationAcknowledgement: Sendable, Equatable {
 
     /// An acknowledgement from `node`.
     public init(
-        node: UInt64, offset: UInt64, logEnd: UInt64? = nil, collectedBelow: UInt64? = nil,
-        settled: UInt64? = nil, listedCollectedBelow: UInt64? = nil
+        node: UInt64, offset: UInt64, epoch: UInt64? = nil, logEnd: UInt64? = nil,
+        collectedBelow: UInt64? = nil, settled: UInt64? = nil,
+        listedCollectedBelow: UInt64? = nil
     ) {
         self.node = node
         self.offset = offset
+        self.epoch = epoch
         self.logEnd = logEnd
         self.collectedBelow = collectedBelow
         self.settled = settled

@@ -245,6 +245,16 @@ extension Logbook {
 }
 
 extension Logbook {
+    /// Throws `.diverged` unless this log holds the position a peer states it has merged to:
+    /// `offset` at most the durable end (nothing past it was ever shipped) and, with
+    /// `epochId`, the record before `offset` written in that epoch. The check a fetch makes
+    /// of its starting position, asked of an acknowledgement before it is stored.
+    public func checkPosition(_ offset: UInt64, epochId: UInt64?) throws(LogbookError) {
+        try locked { () throws(LogbookError) in
+            try checkPosition(offset, epochId: epochId, durable: log.durableOffset)
+        }
+    }
+
     /// Under the lock: throws `.diverged` unless this log holds the stated position.
     private func checkPosition(_ offset: UInt64, epochId: UInt64?, durable: UInt64)
         throws(LogbookError)
