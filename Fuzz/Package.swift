@@ -16,6 +16,7 @@ let package = Package(
                 .product(name: "Logbook", package: "Logbook"),
                 .product(name: "LogbookCRDT", package: "Logbook"),
                 .product(name: "LogbookStorage", package: "Logbook"),
+                .product(name: "LogbookTesting", package: "Logbook"),
                 .product(name: "LogbookViews", package: "Logbook"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])])

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds="${LOGBOOK_FUZZ_SECONDS:-8}"
-targets="${LOGBOOK_FUZZ_TARGETS:-batch lz4-and-framing change-record crdt-lite-json goodies soda shipped-batches replica-snapshot view-checkpoints peer-changes}"
+targets="${LOGBOOK_FUZZ_TARGETS:-batch lz4-and-framing change-record crdt-lite-json goodies soda shipped-batches replica-snapshot view-checkpoints peer-changes directory-files}"
 scratch="$PWD/.build-fuzz"
 
 (cd Fuzz && swift build --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer \

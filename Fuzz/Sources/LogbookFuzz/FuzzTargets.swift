@@ -22,6 +22,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "replica-snapshot", run: replicaSnapshot),
         FuzzTarget(name: "view-checkpoints", run: viewCheckpoints),
         FuzzTarget(name: "peer-changes", run: peerChanges),
+        FuzzTarget(name: "directory-files", run: directoryFiles),
     ]
 
     /// A stored batch: header, then checksum, LZ4 frame and record framing.
