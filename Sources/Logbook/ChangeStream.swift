@@ -26,9 +26,7 @@ public struct ChangeStream {
             let hasBatch: Bool
             do { hasBatch = try cursor.next() } catch { throw LogbookError(error) }
             guard hasBatch else { return nil }
-            var scratch = Change<String, String, Value>(
-                recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
-                localDbVersion: 0)
+            var scratch = ChangeRecordCodec.blankChange()
             var batch = decoded
             try cursor.forEachRecord { (offset, bytes) throws(LogbookError) in
                 switch ChangeRecordCodec.decode(bytes, into: &scratch) {

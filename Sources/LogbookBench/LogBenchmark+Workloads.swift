@@ -114,9 +114,7 @@ extension LogBenchmark {
         let cursor = try log.makeCursor(from: 0)
         var count = 0
         var rawBytes: Int64 = 0
-        var change = Change<String, String, Value>(
-            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
-            localDbVersion: 0)
+        var change = ChangeRecordCodec.blankChange()
         while try cursor.next() {
             rawBytes += Int64(cursor.header?.rawLength ?? 0)
             cursor.forEachRecord { _, bytes in

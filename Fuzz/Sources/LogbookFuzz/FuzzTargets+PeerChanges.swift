@@ -19,9 +19,7 @@ extension FuzzTarget {
 
     static func peerChanges(_ bytes: UnsafeRawBufferPointer) {
         var changes: [Change<String, String, Value>] = []
-        var scratch = Change<String, String, Value>(
-            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
-            localDbVersion: 0)
+        var scratch = ChangeRecordCodec.blankChange()
         _ = BatchDecoder.forEachRecord(bytes) { _, record in
             if case .change = ChangeRecordCodec.decode(record, into: &scratch) {
                 changes.append(scratch)

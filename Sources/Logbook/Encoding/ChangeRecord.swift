@@ -116,13 +116,19 @@ public enum ChangeRecordCodec {
         return written
     }
 
+    /// A change with every field empty, for `decode(_:into:)` to fill: a decoding loop
+    /// keeps one and decodes each record into it, so its strings' storage is reused.
+    public static func blankChange() -> Change<String, String, Value> {
+        Change(
+            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
+            localDbVersion: 0)
+    }
+
     /// Decodes one record occupying all of `bytes`; returns why it is malformed on failure.
     public static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<
         ChangeRecord, ChangeRecordFailure
     > {
-        var change = Change<String, String, Value>(
-            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
-            localDbVersion: 0)
+        var change = blankChange()
         switch decode(bytes, into: &change) {
         case .change: return .success(.change(change))
         case .clock(let time): return .success(.clock(time))

@@ -133,9 +133,7 @@ enum Replayer {
         _ cursor: LogCursor, keepsOffsets: Bool, stateStart: UInt64,
         _ emit: (DecodedBatch) -> Bool
     ) throws {
-        var scratch = Change<String, String, Value>(
-            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
-            localDbVersion: 0)
+        var scratch = ChangeRecordCodec.blankChange()
         while try cursor.next() {
             guard let header = cursor.header else { break }
             var batch = DecodedBatch(header: header, changes: [], offsets: [], highestClock: 0)

@@ -108,9 +108,7 @@ public enum ShippedBatchReader {
         var position = 0
         var expectedAtLeast = offset
         var raw: [UInt8] = []
-        var scratch = Change<String, String, Value>(
-            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
-            localDbVersion: 0)
+        var scratch = ChangeRecordCodec.blankChange()
         var failure: ShippingFormatError?
         bytes.withUnsafeBytes { body in
             while position < body.count, failure == nil {

@@ -98,9 +98,7 @@ enum ReplicaSnapshotCodec {
         var previousCRC: UInt32 = 0
         var expectedOffset: UInt64 = 0
         var raw: [UInt8] = []
-        var scratch = Change<String, String, Value>(
-            recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
-            localDbVersion: 0)
+        var scratch = ChangeRecordCodec.blankChange()
         func failure(_ reason: String) -> CheckpointRejection {
             CheckpointRejection("batch at body byte \(position): \(reason)")
         }
