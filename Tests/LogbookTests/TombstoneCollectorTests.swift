@@ -195,6 +195,36 @@ import Testing
         try logbook.close()
     }
 
+    // A run's sighting dates every record below the log end it names. Named past what a
+    // power cut leaves, it would date records written later at those offsets back to the
+    // run, and their tombstones would be collected before their retention time. So a run
+    // names only durable offsets (it syncs first).
+    @Test(arguments: [UInt64(31), 32, 33, 34, 35])
+    func aSightingNeverOutlivesAPowerCut(seed: UInt64) async throws {
+        let fileSystem = SimulatedFileSystem()
+        try fileSystem.createDirectory("/node")
+        try fileSystem.syncDirectory("/")
+        var random = SeededGenerator(seed: seed)
+        let options = smallLogOptions(fileSystem: fileSystem)
+        var logbook = try Logbook.open(directory: "/node", nodeId: 1, options: options)
+        try logbook.sync()
+        for index in 0..<200 {
+            try await logbook.insertOrUpdate("r\(index)", fields: [("v", .int(Int64(index)))])
+        }
+        let peers = try PeerLedger(for: logbook)
+        // Nothing old enough yet: this run only notes its sighting.
+        #expect(try gc(logbook, peers, retention: 100, at: 1_000).collected == 0)
+        fileSystem.crash(using: &random)
+
+        logbook = try Logbook.open(directory: "/node", nodeId: 1, options: options)
+        let report = try gc(logbook, peers, retention: 100, at: 1_200, dryRun: true)
+        #expect(
+            report.retainedBelow <= logbook.nextOffset,
+            "the sighting names \(report.retainedBelow), the log after the cut ends at \(logbook.nextOffset)"
+        )
+        try logbook.close()
+    }
+
     @Test func tombstonesWaitForTheRetentionTime() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -92,7 +92,11 @@ enum TombstoneCollector {
         var report = TombstoneCollectionReport(starting: logbook, peers: peers)
         let unknownPeers = peers.unknownPeers(excluding: logbook.nodeId)
         var state = logbook.collectionState
-        let logEnd = logbook.nextOffset
+        // Sightings, the frontier and the acknowledgement check name only durable offsets:
+        // a sighting past what a power cut leaves would date records written later at those
+        // offsets back to this run, and collect their tombstones before their retention time.
+        if !options.dryRun { try logbook.sync() }
+        let logEnd = logbook.durableOffset
 
         // Conditions 1, 2 and 4: how far acknowledgements allow.
         var acknowledgedBelow = logEnd
