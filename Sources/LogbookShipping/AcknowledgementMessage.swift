@@ -3,8 +3,9 @@ import Hummingbird
 import Logbook
 
 /// The body of `POST /ack`, `{"node": ID, "offset": N, "epoch": P, "log_end": E,
-/// "collected_below": C}`, as a node and a hub read it (a hub ignores `epoch`); to a hub also `"settled": S` (the settled pull cursor) and
-/// `"listed_collected_below": K` (how far the node collected the hub's list).
+/// "collected_below": C}`, as a node and a hub read it (a hub ignores `epoch`); to a hub
+/// also `"settled": S` (the settled pull cursor) and `"listed_collected_below": K` (how far
+/// the node collected the hub's list).
 package enum AcknowledgementMessage {
     private struct Body: Decodable {
         var node: UInt64
