@@ -55,14 +55,18 @@ public final class Logbook: @unchecked Sendable {
     var snapshots = SnapshotBookkeeping()
     /// Whether the open loaded a replica snapshot, and which snapshots it set aside.
     public let snapshotLoad: SnapshotLoad
+    /// Offsets `tombstone-gc.json` named past the log's end, which the open lowered to it
+    /// (one line each; empty when it named none). Saved by the next GC run.
+    public let tombstoneGCOffsetsLowered: [String]
 
     private init(
         directory: String, nodeId: NodeId, options: LogbookOptions,
         crdt: ReplicaState, log: Log, statistics: ReplayStatistics,
         checkpointStatus: [String: ViewCheckpointStatus], collection: TombstoneCollectionState,
-        snapshotLoad: SnapshotLoad
+        snapshotLoad: SnapshotLoad, tombstoneGCOffsetsLowered: [String]
     ) {
         self.snapshotLoad = snapshotLoad
+        self.tombstoneGCOffsetsLowered = tombstoneGCOffsetsLowered
         snapshotPolicy = options.snapshots
         snapshots.lastOffset = snapshotLoad.file == nil ? nil : snapshotLoad.offset
         snapshots.bytesSinceLast = statistics.rawBytes
@@ -130,12 +134,14 @@ public final class Logbook: @unchecked Sendable {
         let statistics = try Replayer.replay(
             log, into: crdt, from: snapshotLoad.offset, views: Array(zip(options.views, starts)),
             progress: options.replayProgress)
-        let collection = try TombstoneCollectionState.read(
+        var collection = try TombstoneCollectionState.read(
             directory: directory, fileSystem: fileSystem)
+        let lowered = collection.bound(byLogEnd: log.nextOffset)
         let logbook = Logbook(
             directory: directory, nodeId: resolvedNode, options: options, crdt: crdt,
             log: log, statistics: statistics, checkpointStatus: checkpointStatus,
-            collection: collection, snapshotLoad: snapshotLoad)
+            collection: collection, snapshotLoad: snapshotLoad,
+            tombstoneGCOffsetsLowered: lowered)
         if options.readOnly {
             // Every write, maintenance pass and checkpoint checks `failure` first.
             logbook.failure = LogbookError(

@@ -48,10 +48,10 @@ func openLogbook(
     }
     do {
         let logbook = try Logbook.open(directory: directory, options: options)
-        if !logbook.recovery.isClean {
-            var standardError = StandardError()
-            print("recovery: \(logbook.recovery)", to: &standardError)
-        }
+        var notes = logbook.tombstoneGCOffsetsLowered.map { "tombstone GC state: \($0)" }
+        if !logbook.recovery.isClean { notes.insert("recovery: \(logbook.recovery)", at: 0) }
+        var standardError = StandardError()
+        for note in notes { print(note, to: &standardError) }
         return logbook
     } catch {
         throw exitWithError(error)

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 // The commands that only read change no byte of the directory, even one with a torn tail
-// that a writer would cut: verify, inspect, export, replay, graph, search, bridges. And
-// verify and inspect answer 4 for a directory that is not a Logbook, creating nothing.
+// that a writer would cut and a GC state it would lower: verify, inspect, export, replay,
+// graph, search, bridges. And verify and inspect answer 4 for a directory that is not a
+// Logbook, creating nothing.
 @Suite struct ReadOnlyCommandLineTests {
     /// Every file's name and bytes, for comparing before and after.
     private func snapshot(_ directory: String) throws -> [String: Data] {
@@ -34,6 +35,9 @@ import Testing
         try handle.seekToEnd()
         try handle.write(contentsOf: Data([0x50, 0x2A, 0x4D, 0x18, 9, 9]))
         try handle.close()
+        // A GC state naming an offset past the log: read around (lowered in memory), kept.
+        try Data(#"{"collectedBelow":999,"historyStart":0,"sightings":[],"rounds":[]}"#.utf8)
+            .write(to: URL(fileURLWithPath: directory + "/tombstone-gc.json"))
         let before = try snapshot(directory)
 
         let commands: [[String]] = [
@@ -48,6 +52,9 @@ import Testing
         }
         let replay = try await LogbookExecutable.run(["replay", directory])
         #expect(replay.standardError.contains("not cut (read-only)"), "\(replay.standardError)")
+        #expect(
+            replay.standardError.contains("tombstone GC state: collectedBelow 999 lies past"),
+            "\(replay.standardError)")
         // A writer repairs it.
         #expect(try await LogbookExecutable.run(["put", directory, "entity/x", "a=1"]).status == 0)
         #expect(try snapshot(directory) != before)

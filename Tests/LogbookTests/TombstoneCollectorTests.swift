@@ -300,4 +300,53 @@ import Testing
             try reopened.close()
         }
     }
+
+    // A GC state that names offsets past the log (written by a build that did not sync
+    // first, then a power cut took the log's tail) is lowered to the log's end at open: a
+    // sighting past the end must not date later records back to it.
+    @Test func aStateNamingOffsetsPastTheLogIsLoweredAtOpen() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var logbook = try Logbook.open(
+            directory: directory.path, nodeId: 1, options: smallLogOptions())
+        for index in 0..<10 {
+            try await logbook.insertOrUpdate("r\(index)", fields: [("v", .int(Int64(index)))])
+        }
+        try logbook.close()
+        let statePath = directory.path + "/tombstone-gc.json"
+        let written = Data(
+            """
+            {"collectedBelow":500,"historyStart":400,"sightings":[{"time":1000,"logEnd":900},\
+            {"time":1050,"logEnd":3}],"rounds":[{"collectedBelow":700,"time":1000,\
+            "peerLogEnds":{},"records":[]}]}
+            """.utf8)
+        try written.write(to: URL(fileURLWithPath: statePath))
+
+        var readOnly = smallLogOptions()
+        readOnly.readOnly = true
+        let reader = try Logbook.open(directory: directory.path, nodeId: 1, options: readOnly)
+        let end = reader.nextOffset
+        #expect(reader.tombstoneGCOffsetsLowered.count == 4, "\(reader.tombstoneGCOffsetsLowered)")
+        #expect(reader.collectedBelow == end && reader.historyStart == end)
+        try reader.close()
+
+        logbook = try Logbook.open(directory: directory.path, nodeId: 1, options: smallLogOptions())
+        #expect(
+            logbook.tombstoneGCOffsetsLowered == [
+                "collectedBelow 500 lies past the log's end \(end); lowered to it",
+                "historyStart 400 lies past the log's end \(end); lowered to it",
+                "the sighting at 1000.0 s 900 lies past the log's end \(end); lowered to it",
+                "the fence round at 1000.0 s 700 lies past the log's end \(end); lowered to it",
+            ])
+        // Opening changed no byte; the next GC run saves the lowered state.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: statePath)) == written)
+        // A deletion logged now, at an offset the old sighting named, waits for its own time.
+        try await logbook.deleteRecord("r1")
+        try logbook.sync()
+        let peers = try PeerLedger(directory: directory.path)
+        let report = try gc(logbook, peers, retention: 100, at: 1_200)
+        #expect(report.collected == 0 && report.waitingForRetention == 1)
+        #expect(report.retainedBelow == end)
+        try logbook.close()
+    }
 }
