@@ -25,8 +25,10 @@ struct ReplicaSnapshotBodyWriter {
         if batch.rawSize >= batchRawTarget || !batch.canAppend(byteCount: record.count) {
             closeBatch()
         }
-        record.withUnsafeBytes { batch.append(offset: count, version: version, record: $0) }
-        check.add(hashing: record)
+        record.withUnsafeBytes { record in
+            batch.append(offset: count, version: version, record: record)
+            check.add(hashing: record)
+        }
         count += 1
     }
 

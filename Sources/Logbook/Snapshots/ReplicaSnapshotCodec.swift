@@ -9,7 +9,7 @@ enum ReplicaSnapshotCodec {
         _ replica: some ReplicaContents, offset: UInt64, epochId: UInt64
     ) -> (bytes: [UInt8], header: ReplicaSnapshotFile) {
         var body = ReplicaSnapshotBodyWriter()
-        ReplicaStateEntries.forEach(replica, sorted: true) { record, version in
+        ReplicaStateEntries.forEach(replica) { record, version in
             body.add(record, version: version)
         }
         body.closeBatch()
@@ -21,10 +21,10 @@ enum ReplicaSnapshotCodec {
         return (header.encodedHeader() + body.bytes, header)
     }
 
-    /// Reads a whole file into a new replica state for `nodeId`; says why when the bytes do not prove
-    /// themselves: header, batch framing and checksums, entry count, every change record,
-    /// the clock, and the restored state's check (its order-independent digest) against the
-    /// header's.
+    /// Reads a whole file into a new replica state for `nodeId`; says why when the bytes do
+    /// not prove themselves: header, batch framing and checksums, every change record, the
+    /// entries' count and check (an order-independent hash sum) against the header's, the
+    /// clock, and the restored state's entry count.
     static func decode(_ bytes: [UInt8], nodeId: NodeId) -> Result<
         (ReplicaSnapshotFile, ReplicaState), CheckpointRejection
     > {
@@ -51,12 +51,18 @@ enum ReplicaSnapshotCodec {
                         "restored clock \(crdt.getClock().currentTime()), header says \(header.clock)"
                     ))
             }
-            // The check covers every field the `StateDigest` covers and more, without its
-            // sort; the header's digest was computed from the same state as the entries.
-            let (check, count) = ReplicaStateEntries.check(of: crdt)
-            guard count == header.entryCount, check == header.check else {
+            // The entries read are the ones written (their check, in the reading stage).
+            // Restored into an empty state, each lands as an entry of its own unless it
+            // overlaps another, which leaves fewer: so a state holding as many entries as
+            // were read holds exactly those, field for field. The check covers every field
+            // the `StateDigest` covers and more; the header's digest was computed from the
+            // state the entries were written from, so it is not recomputed (it needs a sort).
+            let restored = ReplicaStateEntries.count(of: crdt)
+            guard restored == header.entryCount else {
                 return .failure(
-                    .init("the restored state's digest does not match the entries written"))
+                    .init(
+                        "the entries restore to \(restored) entries, not \(header.entryCount): "
+                            + "some overlap"))
             }
             if header.version < ReplicaSnapshotFile.firstVersionWithCurrentDigest {
                 // Format 1 recorded an earlier definition of the digest; this state is proven
@@ -89,7 +95,9 @@ enum ReplicaSnapshotCodec {
         return nil
     }
 
-    /// The reading stage: each batch checked (header, sequence, CRC, framing) and decoded.
+    /// The reading stage: each batch checked (header, sequence, CRC, framing) and decoded;
+    /// at the end, the entries' count and check against the header's. Hashing here, on the
+    /// reading thread, keeps the check off the restoring one, the slower stage.
     private static func decodeBatches(
         _ body: UnsafeRawBufferPointer, header: ReplicaSnapshotFile,
         _ emit: ([Change<String, String, Value>]) -> Bool
@@ -99,6 +107,7 @@ enum ReplicaSnapshotCodec {
         var expectedOffset: UInt64 = 0
         var raw: [UInt8] = []
         var scratch = ChangeRecordCodec.blankChange()
+        var check = StateDigest(high: 0, low: 0)
         func failure(_ reason: String) -> CheckpointRejection {
             CheckpointRejection("batch at body byte \(position): \(reason)")
         }
@@ -123,7 +132,12 @@ enum ReplicaSnapshotCodec {
             var recordFailure: String?
             let framing = raw.withUnsafeBytes { payload in
                 BatchDecoder.forEachRecord(payload) { _, record in
+                    check.add(hashing: record)
                     switch ChangeRecordCodec.decode(record, into: &scratch) {
+                    // A restored state keeps no flags, so an entry with any would not be
+                    // restored field for field; the writer sets none.
+                    case .change where scratch.flags != 0:
+                        recordFailure = "an entry with flags \(scratch.flags)"
                     case .change: changes.append(scratch)
                     case .clock: recordFailure = "a clock record among the entries"
                     case .failure(let failure): recordFailure = failure.description
@@ -140,6 +154,9 @@ enum ReplicaSnapshotCodec {
         guard previousCRC == header.lastBatchCRC, expectedOffset == header.entryCount else {
             throw CheckpointRejection(
                 "the body ends after \(expectedOffset) entries, header says \(header.entryCount)")
+        }
+        guard check == header.check else {
+            throw CheckpointRejection("the entries' check does not match the header's")
         }
     }
 }

@@ -8,7 +8,7 @@ import LogbookStorage
 /// the state covers (every record below it is in it), the id of the log epoch holding
 /// offset − 1 (ties the snapshot to this log: a log restored from an older copy and written
 /// on has a different epoch there), the clock, the `StateDigest`, the entries' check (an
-/// order-independent hash sum, `ReplicaStateEntries.check`), the entry count, the body length,
+/// order-independent hash sum, `StateDigest.add(hashing:)`), the entry count, the body length,
 /// the last batch's CRC and the header's CRC32C. Then the body: the entries as change
 /// records in log batches (LZ4, CRC32C, chained from 0), numbered from 0.
 struct ReplicaSnapshotFile: Sendable {

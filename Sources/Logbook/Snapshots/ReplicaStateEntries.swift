@@ -4,20 +4,22 @@ import LogbookCRDT
 /// version and value (or field deletion), and every tombstone as a record deletion. Restoring
 /// these records into an empty CRDT rebuilds the same data, versions, tombstones and clock.
 ///
-/// Used to write a snapshot and to check a loaded one: the check is an order-independent sum
-/// of the records' hashes, so the writer and the loader need not walk in the same order.
+/// Used to write a snapshot, and to count a loaded one's entries: restored into an empty
+/// state, entries that overlap (one column twice, a record's column and its tombstone, one
+/// tombstone twice) leave fewer entries than were read.
 enum ReplicaStateEntries {
     /// Calls `body` with each entry's encoded change record and its log version (the local
-    /// version). Records with no column are skipped: no change made them, so a replay of
-    /// the log would not hold them either. `sorted`: live records by id, then tombstones by
-    /// id, each record's columns in the order it holds them, so one state always gives the
-    /// same bytes; otherwise in dictionary order (no sort, for the check).
+    /// version): live records by id, then tombstones by id, each record's columns in the
+    /// order it holds them, so one state always gives the same bytes. Records with no column
+    /// are skipped: no change made them, so a replay of the log would not hold them either.
     static func forEach(
-        _ replica: some ReplicaContents, sorted: Bool,
-        _ body: (_ record: [UInt8], _ version: UInt64) -> Void
+        _ replica: some ReplicaContents, _ body: (_ record: [UInt8], _ version: UInt64) -> Void
     ) {
         var bytes: [UInt8] = []
-        func emit(_ recordId: String, _ record: Record<String, Value>) {
+        var records: [(id: String, record: Record<String, Value>)] = []
+        replica.forEachRecord { records.append(($0, $1)) }
+        records.sort { $0.id < $1.id }
+        for (recordId, record) in records {
             record.forEachColumn { column, version, value in
                 bytes.removeAll(keepingCapacity: true)
                 let change = Change<String, String, Value>(
@@ -28,7 +30,10 @@ enum ReplicaStateEntries {
                 body(bytes, version.localDbVersion)
             }
         }
-        func emit(_ recordId: String, _ tombstone: TombstoneInfo) {
+        var tombstones: [(id: String, tombstone: TombstoneInfo)] = []
+        replica.forEachTombstone { tombstones.append(($0, $1)) }
+        tombstones.sort { $0.id < $1.id }
+        for (recordId, tombstone) in tombstones {
             bytes.removeAll(keepingCapacity: true)
             let deletion = Change<String, String, Value>(
                 recordId: recordId, colName: nil, value: nil, colVersion: tombstoneColumnVersion,
@@ -37,43 +42,24 @@ enum ReplicaStateEntries {
             ChangeRecordCodec.encode(.change(deletion), into: &bytes)
             body(bytes, tombstone.localDbVersion)
         }
-        if sorted {
-            var records: [(id: String, record: Record<String, Value>)] = []
-            replica.forEachRecord { records.append(($0, $1)) }
-            records.sort { $0.id < $1.id }
-            for (recordId, record) in records { emit(recordId, record) }
-            var tombstones: [(id: String, tombstone: TombstoneInfo)] = []
-            replica.forEachTombstone { tombstones.append(($0, $1)) }
-            tombstones.sort { $0.id < $1.id }
-            for (recordId, tombstone) in tombstones { emit(recordId, tombstone) }
-        } else {
-            // Straight over the state: no array of ids, no second lookup per id.
-            replica.forEachRecord { emit($0, $1) }
-            replica.forEachTombstone { emit($0, $1) }
-        }
     }
 
-    /// The order-independent check of a state: the wrapping sum of every entry's 128-bit
-    /// hash, and the entry count. Unlike `StateDigest` it covers local versions and
-    /// tombstone versions too, and needs no sort.
-    static func check(of replica: some ReplicaContents) -> (check: StateDigest, count: UInt64) {
-        var sum = StateDigest(high: 0, low: 0)
+    /// How many entries `forEach` would give for `replica`: its live columns and tombstones.
+    static func count(of replica: some ReplicaContents) -> UInt64 {
         var count: UInt64 = 0
-        forEach(replica, sorted: false) { record, _ in
-            sum.add(hashing: record)
-            count += 1
-        }
-        return (sum, count)
+        replica.forEachRecord { _, record in count += UInt64(record.columnCount) }
+        replica.forEachTombstone { _, _ in count += 1 }
+        return count
     }
 }
 
 extension StateDigest {
     /// Adds the `EntryHash` of `bytes` to both halves (wrapping), so the order of additions
     /// does not matter.
-    mutating func add(hashing bytes: [UInt8]) {
-        let term = EntryHash.term(bytes)
-        high = high &+ term.high
-        low = low &+ term.low
+    mutating func add(hashing bytes: UnsafeRawBufferPointer) {
+        let (termHigh, termLow) = EntryHash.of(bytes)
+        high = high &+ termHigh
+        low = low &+ termLow
     }
 }
 
@@ -105,11 +91,12 @@ enum EntryHash {
             )
             position += 8
         }
+        // The last 0–7 bytes, copied into a zeroed word at once rather than a byte a step.
         var tail: UInt64 = 0
-        for (index, byte) in bytes[position...].enumerated() {
-            tail |= UInt64(byte) << (8 * UInt64(index))
+        withUnsafeMutableBytes(of: &tail) {
+            $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[position...]))
         }
-        mix(tail)  // the length is in the seeds, so a zero tail is no ambiguity
+        mix(UInt64(littleEndian: tail))  // length in the seeds: a zero tail is no ambiguity
         first = avalanche(first, prime2, prime3)
         second = avalanche(second, prime1, prime3)
         return (first, second ^ first)
