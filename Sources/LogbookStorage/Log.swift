@@ -62,6 +62,9 @@ public final class Log {
         recovery: RecoveryReport, epochs: LogEpochs, isReadOnly: Bool = false
     ) {
         self.isReadOnly = isReadOnly
+        var epochs = epochs
+        var recovery = recovery
+        recovery.epochActions = epochs.forgetEpochs(startingPast: active.index.nextOffset)
         self.epochs = epochs
         self.directory = directory
         self.fileSystem = fileSystem

@@ -80,12 +80,17 @@ public struct RecoveryReport: Hashable, Sendable, CustomStringConvertible {
     public var swapActions: [String] = []
     /// What was done to the segment manifest (created for a log that had none).
     public var manifestActions: [String] = []
+    /// Epochs forgotten because they start past the log's end (`LogEpochs`); in memory
+    /// until the next epoch is written.
+    public var epochActions: [String] = []
     /// True for a read-only open: the torn tail and indexes above were found and read
     /// around, not repaired on disk.
     public var isReadOnly = false
 
-    /// True when recovery cut nothing and found no interrupted swap.
-    public var isClean: Bool { truncatedSegment == nil && swapActions.isEmpty }
+    /// True when recovery cut nothing, found no interrupted swap and forgot no epoch.
+    public var isClean: Bool {
+        truncatedSegment == nil && swapActions.isEmpty && epochActions.isEmpty
+    }
 
     /// One line per thing recovery did.
     public var description: String {
@@ -107,6 +112,7 @@ public struct RecoveryReport: Hashable, Sendable, CustomStringConvertible {
         }
         lines.append(contentsOf: swapActions)
         lines.append(contentsOf: manifestActions)
+        lines.append(contentsOf: epochActions)
         if !removedTemporaryFiles.isEmpty {
             lines.append(
                 "removed temporary files: \(removedTemporaryFiles.joined(separator: ", "))")

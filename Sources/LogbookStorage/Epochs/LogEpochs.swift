@@ -39,6 +39,20 @@ struct LogEpochs: Hashable, Sendable {
         return epochs[position].startOffset <= offset && offset < end
     }
 
+    /// Forgets the epochs that start past `logEnd` and says what it forgot, one line each.
+    /// Such an epoch names records this log does not hold: its file outlived them (a power
+    /// cut took records written before the epoch began but never synced) or came from a
+    /// longer copy of the log. Kept, it would make the next epoch start before the last (a
+    /// trap), and a follower positioned in it would not be told it diverged.
+    mutating func forgetEpochs(startingPast logEnd: UInt64) -> [String] {
+        let past = epochs.filter { $0.startOffset > logEnd }
+        epochs.removeAll { $0.startOffset > logEnd }
+        return past.map {
+            "forgot epoch \($0.id) starting at offset \($0.startOffset), past the log's end "
+                + "\(logEnd)"
+        }
+    }
+
     /// Adds an epoch starting at `offset`, dropping the oldest past `countMax`.
     mutating func begin(id: UInt64, at offset: UInt64) {
         precondition(epochs.last.map { $0.startOffset <= offset } ?? true, "epoch before the last")
