@@ -19,14 +19,18 @@ public struct HubLink: Sendable {
         /// Tombstone GC through the hub, when the round ran it.
         public var collection: TombstoneCollectionReport?
 
-        /// Two lines: what went each way.
+        /// Two lines: what went each way; a third when the push cursor was restarted.
         public var description: String {
-            """
-            pushed \(pushed.sent) changes in \(pushed.pushes) bodies; the hub took \(pushed.accepted); \
-            \(pushed.echoesSkipped) pulled from it left out
-            pulled \(pulled.received) changes in \(pulled.pulls) bodies (\(pulled.bytes) bytes); \
-            accepted \(pulled.accepted)
-            """
+            var lines = """
+                pushed \(pushed.sent) changes in \(pushed.pushes) bodies; the hub took \(pushed.accepted); \
+                \(pushed.echoesSkipped) pulled from it left out
+                pulled \(pulled.received) changes in \(pulled.pulls) bodies (\(pulled.bytes) bytes); \
+                accepted \(pulled.accepted)
+                """
+            if let reason = pushed.restartReason {
+                lines += "\npush cursor not held by this log, state pushed instead: \(reason)"
+            }
+            return lines
         }
     }
 

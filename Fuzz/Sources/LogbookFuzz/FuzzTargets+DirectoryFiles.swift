@@ -12,7 +12,8 @@ import LogbookTesting
 ///
 /// Properties: opening refuses the directory or opens it to the state the log holds (a
 /// small file never changes the records); replication, GC, a write and a close then run
-/// without a trap; and what this build opened and wrote it opens again, to the same state.
+/// without a trap; a push to a hub that takes everything succeeds and ends with its cursor
+/// at the durable end, a position the log holds; and what this build opened and wrote it opens again, to the same state.
 extension FuzzTarget {
     /// The small files an input may replace.
     static let directoryFileNames = [
@@ -79,6 +80,42 @@ extension FuzzTarget {
             _ = try? await logbook.deleteRecord("r/3")
         }
         try? logbook.sync()
+        if let peers = try? PeerLedger(for: logbook) { push(logbook, peers) }
+    }
+
+    /// Pushes the log to a hub that takes everything, from whatever cursor, epoch and echo
+    /// ranges `peers.json` holds for it.
+    private static func push(_ logbook: Logbook, _ peers: PeerLedger) {
+        let session = PushSession(logbook: logbook, ledger: peers, transport: FuzzHub())
+        // The hub takes everything and the log is sound: a push that fails would fail for
+        // good, and this node's changes would never reach the hub.
+        let failure = FuzzDirectory.blocking { () async -> String? in
+            do {
+                _ = try await session.pushAll()
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        precondition(
+            failure == nil, "a push to a hub that takes everything failed: \(failure ?? "")")
+        let cursor = peers.pushCursor(for: FuzzHub.name)
+        precondition(
+            cursor == logbook.durableOffset,
+            "the push ended at \(cursor), the durable end is \(logbook.durableOffset)")
+        let reason = session.positionNotHeld(cursor)
+        precondition(
+            reason == nil, "the push ended at a position the log does not hold: \(reason ?? "")")
+    }
+}
+
+/// A hub that takes every push whole.
+private struct FuzzHub: PushTransport {
+    static let name = "http://hub/streams/fuzz"
+    var peerName: String { Self.name }
+
+    func push(_ batches: [UInt8], changeCount: Int) async throws -> PushReceipt {
+        PushReceipt(accepted: changeCount)
     }
 }
 
@@ -107,7 +144,8 @@ enum FuzzDirectory {
 
     /// Node 1 writes 60 records and deletes every fifth, registers node 2 (which has
     /// acknowledged everything), collects the tombstones (fencing them), writes a snapshot
-    /// and a tail after it.
+    /// and a tail after it. No hub: a node that pushes to one does not collect by the mesh
+    /// rule, so the push side is reached through the `peers-hub-*` seeds.
     private static func build() async -> Base {
         let fileSystem = SimulatedFileSystem()
         let path = FuzzTarget.directoryPath

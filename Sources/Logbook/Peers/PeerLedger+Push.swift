@@ -10,6 +10,12 @@ extension PeerLedger {
         all[peer]?.pushed ?? 0
     }
 
+    /// The epoch of our log's record before `pushCursor(for: peer)` when the cursor was
+    /// set; nil when unknown.
+    public func pushEpoch(for peer: String) -> UInt64? {
+        all[peer]?.pushedEpoch
+    }
+
     /// The peers this node pushes to (hubs), ascending: each entry with a push cursor, echo
     /// ranges or pulls to settle (a hub's pull remembers those before the first push).
     public var pushPeers: [String] {
@@ -48,14 +54,34 @@ extension PeerLedger {
     }
 
     /// Records (as progress, `makeDurable` syncs it) that `peer` holds everything of our log
-    /// below `offset`; forgets the echo ranges that end below it. The cursor only moves
-    /// forward.
-    public func setPushCursor(_ offset: UInt64, for peer: String) throws {
+    /// below `offset`, whose record before it was written in `epoch`; forgets the echo
+    /// ranges that end below it. The cursor only moves forward.
+    public func setPushCursor(_ offset: UInt64, epoch: UInt64? = nil, for peer: String) throws {
         try update(peer, persistence: .progress) { entry in
-            entry.pushed = max(entry.pushed ?? 0, offset)
+            if offset >= entry.pushed ?? 0 {
+                entry.pushed = offset
+                entry.pushedEpoch = epoch
+            }
             entry.settlePulls()
             let kept = (entry.echoes ?? []).filter { $0.count == 2 && $0[1] > offset }
             entry.echoes = kept.isEmpty ? nil : kept
+        }
+    }
+}
+
+extension PeerLedger {
+    /// Replaces `peer`'s push cursor with `offset` (even a lower one), after a push found
+    /// the old cursor naming a position this log does not hold (a directory restored from
+    /// an older copy, a `peers.json` from elsewhere) and pushed the whole state instead.
+    /// Forgets every echo range: they may name offsets of that other history, where they
+    /// would hide this log's own changes from every push; without them a push at worst
+    /// sends the peer some of its own changes back, which its merge rejects.
+    public func restartPush(at offset: UInt64, epoch: UInt64?, for peer: String) throws {
+        try update(peer, persistence: .progress) { entry in
+            entry.pushed = offset
+            entry.pushedEpoch = epoch
+            entry.echoes = nil
+            entry.settlePulls()
         }
     }
 }

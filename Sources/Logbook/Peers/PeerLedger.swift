@@ -44,6 +44,10 @@ public final class PeerLedger: @unchecked Sendable {
         /// Push (to a hub): the offset of our log below which the peer has acknowledged
         /// everything we pushed, or had it from us.
         public var pushed: UInt64?
+        /// Push: the epoch of our log's record before `pushed` when it was set (nil when
+        /// unknown: set by an older build, or `pushed` is 0). With `pushed`, the position
+        /// a push checks its log still holds (`PushSession`).
+        public var pushedEpoch: UInt64?
         /// Push: ranges `[start, end)` of our log holding changes pulled from this peer, not
         /// yet passed by `pushed`: a push skips them (never an echo of what the peer sent).
         public var echoes: [[UInt64]]?
@@ -166,10 +170,11 @@ public final class PeerLedger: @unchecked Sendable {
     /// With `echoes`, also remembers those offsets of our own log as holding what came from
     /// `peer` (see `Entry.echoes`), in the same write; with `logEnd` (this log's durable end
     /// after merging what the cursor passed), notes the pull for settling
-    /// (`PeerLedger+PushSettling`).
+    /// (`PeerLedger+PushSettling`). `echoesEpoch`: the epoch of our log that wrote the
+    /// last of `echoes`, kept with the push cursor when it passes them.
     public func setCursor(
         _ cursor: UInt64, epoch: UInt64? = nil, for peer: String, nodeId: UInt64?,
-        echoes: Range<UInt64>? = nil, logEnd: UInt64? = nil
+        echoes: Range<UInt64>? = nil, echoesEpoch: UInt64? = nil, logEnd: UInt64? = nil
     ) throws {
         try update(peer, persistence: .progress) {
             $0.cursor = cursor
@@ -179,8 +184,9 @@ public final class PeerLedger: @unchecked Sendable {
                 // Pulled changes that follow everything already pushed need no push: the
                 // push cursor passes them in this same write (one durable write per pulled
                 // batch instead of two).
-                if $0.pushed ?? 0 == echoes.lowerBound, $0.pushed != nil {
+                if $0.pushed ?? 0 == echoes.lowerBound, $0.pushed != nil, !echoes.isEmpty {
                     $0.pushed = echoes.upperBound
+                    $0.pushedEpoch = echoesEpoch
                 } else {
                     $0.addEcho(echoes)
                 }

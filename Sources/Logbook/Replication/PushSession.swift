@@ -9,7 +9,11 @@ import LogbookCRDT
 ///
 /// When the log below the cursor is gone (compaction or tombstone GC moved the history
 /// start past it), the node's state is pushed instead, page by page, and the cursor moves
-/// to the offset the state covered.
+/// to the offset the state covered. So it is when the cursor names a position this log does
+/// not hold (past its durable end, or after a record another epoch wrote: a directory
+/// restored from an older copy, a `peers.json` from elsewhere): pushing on from it would
+/// skip the changes this log wrote at those offsets since, and the peer would never get
+/// them. The cursor is then replaced, not only moved forward (`PeerLedger.restartPush`).
 public struct PushSession: Sendable {
     /// How much one push carries.
     public struct Options: Sendable {
@@ -65,8 +69,14 @@ public struct PushSession: Sendable {
         var report = PushReport()
         let cursor = ledger.pushCursor(for: peer)
         report.cursor = cursor
+        if let reason = positionNotHeld(cursor) {
+            report.restarts += 1
+            report.restartReason = reason
+            try await pushState(into: &report, restarting: true)
+            return report
+        }
         guard let shipped = try storedBatches(from: cursor) else {
-            try await pushState(into: &report)
+            try await pushState(into: &report, restarting: false)
             return report
         }
         report.durableOffset = shipped.durableOffset
@@ -103,9 +113,25 @@ public struct PushSession: Sendable {
                 try await send(kept, into: &report)
             }
         }
-        try ledger.setPushCursor(end, for: peer)
+        try ledger.setPushCursor(end, epoch: epoch(before: end), for: peer)
         report.cursor = end
         return report
+    }
+
+    /// Why this log does not hold the push cursor's position, or nil when it does
+    /// (`Logbook.checkPosition`, with the epoch noted when the cursor was set, when known).
+    public func positionNotHeld(_ cursor: UInt64) -> String? {
+        do {
+            try logbook.checkPosition(cursor, epochId: ledger.pushEpoch(for: peer))
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    /// The epoch of this log's record before `offset` (nil for 0: no record).
+    private func epoch(before offset: UInt64) -> UInt64? {
+        offset == 0 ? nil : logbook.epochId(holding: offset - 1)
     }
 
     /// The stored batches from `cursor`; nil when the log below it is gone.
@@ -124,7 +150,7 @@ public struct PushSession: Sendable {
     ) async throws {
         while !Task.isCancelled {
             let cursor = ledger.pushCursor(for: peer)
-            if logbook.durableOffset > cursor {
+            if logbook.durableOffset > cursor || positionNotHeld(cursor) != nil {
                 let report = try await step()
                 onStep(report)
                 // A step that could not move (a pulled merge holds the rest) waits a poll.
@@ -180,8 +206,8 @@ public struct PushSession: Sendable {
     }
 
     /// Pushes the state page by page, then moves the cursor to what the first page covered
-    /// (the state only grows while it pages).
-    private func pushState(into report: inout PushReport) async throws {
+    /// (the state only grows while it pages); `restarting` replaces the cursor instead.
+    private func pushState(into report: inout PushReport, restarting: Bool) async throws {
         let source = ReplicationSource(logbook: logbook, ledger: ledger)
         var after: String?
         var covered: UInt64?
@@ -193,7 +219,11 @@ public struct PushSession: Sendable {
             after = page.nextAfter
         } while after != nil
         let cursor = covered ?? 0
-        try ledger.setPushCursor(cursor, for: peer)
+        if restarting {
+            try ledger.restartPush(at: cursor, epoch: epoch(before: cursor), for: peer)
+        } else {
+            try ledger.setPushCursor(cursor, epoch: epoch(before: cursor), for: peer)
+        }
         report.statePushes += 1
         report.cursor = cursor
         report.durableOffset = logbook.durableOffset
@@ -214,6 +244,8 @@ extension PushReport {
         accepted += step.accepted
         echoesSkipped += step.echoesSkipped
         statePushes += step.statePushes
+        restarts += step.restarts
+        restartReason = step.restartReason ?? restartReason
         cursor = step.cursor
         durableOffset = step.durableOffset
     }

@@ -40,6 +40,11 @@ public struct PushReport: Sendable, Equatable, Encodable {
     /// Times the log below the push cursor was gone (compacted or collected) and the state
     /// was pushed instead.
     public var statePushes = 0
+    /// Times the push cursor named a position this log does not hold, so the state was
+    /// pushed and the cursor replaced (`PushSession`); with the latest reason.
+    public var restarts = 0
+    /// Why the latest restart happened (nil when none did).
+    public var restartReason: String?
     /// The push cursor afterwards: the peer holds everything of this log below it.
     public var cursor: UInt64 = 0
     /// This log's durable end when the push read it.

@@ -228,9 +228,12 @@ public struct ReplicationSession: Sendable {
                 message: "\(peer): batches end at \(end), the peer says \(batches.nextOffset)")
         }
         let merged = try await mergeDurably(changes) { merged in
+            let echoes = options.remembersEchoes ? merged.offsets : nil
             try ledger.setCursor(
-                end, epoch: batches.epoch, for: peer, nodeId: batches.nodeId,
-                echoes: options.remembersEchoes ? merged.offsets : nil,
+                end, epoch: batches.epoch, for: peer, nodeId: batches.nodeId, echoes: echoes,
+                echoesEpoch: echoes.flatMap {
+                    $0.isEmpty ? nil : logbook.epochId(holding: $0.upperBound - 1)
+                },
                 logEnd: options.remembersEchoes ? logbook.durableOffset : nil)
         }
         metrics.received.increment(by: Int64(changes.count))
