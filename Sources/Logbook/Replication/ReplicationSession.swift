@@ -360,7 +360,10 @@ public struct ReplicationSession: Sendable {
             ReplicationAcknowledgement(
                 node: logbook.nodeId, offset: offset, epoch: epoch, logEnd: logbook.durableOffset,
                 collectedBelow: logbook.collectedBelow,
-                settled: options.remembersEchoes ? ledger.pullSettled(for: peer) ?? 0 : nil,
+                // A pull settles only what it merged: never past the offset acknowledged
+                // (a `peers.json` from elsewhere may say more), which the hub's GC relies on.
+                settled: options.remembersEchoes
+                    ? min(ledger.pullSettled(for: peer) ?? 0, offset) : nil,
                 listedCollectedBelow: options.remembersEchoes
                     ? logbook.listedCollectedBelow(peer: peer) : nil))
     }
