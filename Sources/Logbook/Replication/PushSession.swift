@@ -113,7 +113,7 @@ public struct PushSession: Sendable {
                 try await send(kept, into: &report)
             }
         }
-        try ledger.setPushCursor(end, epoch: epoch(before: end), for: peer)
+        try ledger.setPushCursor(end, epoch: logbook.epochId(before: end), for: peer)
         report.cursor = end
         return report
     }
@@ -127,11 +127,6 @@ public struct PushSession: Sendable {
         } catch {
             return error.message
         }
-    }
-
-    /// The epoch of this log's record before `offset` (nil for 0: no record).
-    private func epoch(before offset: UInt64) -> UInt64? {
-        offset == 0 ? nil : logbook.epochId(holding: offset - 1)
     }
 
     /// The stored batches from `cursor`; nil when the log below it is gone.
@@ -220,9 +215,9 @@ public struct PushSession: Sendable {
         } while after != nil
         let cursor = covered ?? 0
         if restarting {
-            try ledger.restartPush(at: cursor, epoch: epoch(before: cursor), for: peer)
+            try ledger.restartPush(at: cursor, epoch: logbook.epochId(before: cursor), for: peer)
         } else {
-            try ledger.setPushCursor(cursor, epoch: epoch(before: cursor), for: peer)
+            try ledger.setPushCursor(cursor, epoch: logbook.epochId(before: cursor), for: peer)
         }
         report.statePushes += 1
         report.cursor = cursor

@@ -231,9 +231,7 @@ public struct ReplicationSession: Sendable {
             let echoes = options.remembersEchoes ? merged.offsets : nil
             try ledger.setCursor(
                 end, epoch: batches.epoch, for: peer, nodeId: batches.nodeId, echoes: echoes,
-                echoesEpoch: echoes.flatMap {
-                    $0.isEmpty ? nil : logbook.epochId(holding: $0.upperBound - 1)
-                },
+                echoesEpoch: echoes.map { logbook.epochId(before: $0.upperBound) },
                 logEnd: options.remembersEchoes ? logbook.durableOffset : nil)
         }
         metrics.received.increment(by: Int64(changes.count))

@@ -71,7 +71,7 @@ public struct ReplicationSource: Sendable {
 
     /// The epoch of the record before `offset` (0 at the start of the log).
     public func epoch(before offset: UInt64) -> UInt64 {
-        offset == 0 ? 0 : logbook.epochId(holding: offset - 1)
+        logbook.epochId(before: offset)
     }
 
     /// Records a registered peer's acknowledgement (durably); refuses any other, and one

@@ -280,4 +280,10 @@ extension Logbook {
     public func epochId(holding offset: UInt64) -> UInt64 {
         locked { log.epochId(holding: offset) }
     }
+
+    /// The id of the epoch that wrote the record before `offset` (0 for offset 0): with
+    /// `offset`, the position a cursor at `offset` names.
+    public func epochId(before offset: UInt64) -> UInt64 {
+        offset == 0 ? 0 : epochId(holding: offset - 1)
+    }
 }
