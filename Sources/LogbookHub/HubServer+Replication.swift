@@ -12,7 +12,7 @@ import NIOCore
 /// - `GET log?from=OFFSET&max_bytes=N[&wait_ms=W]`: the changes after the reader at OFFSET
 ///   as shipped batches (`HubOffsets`), with `Logbook-Next-Offset`, `Logbook-Durable-Offset`
 ///   and `Logbook-Batch-Count`; 410 below the GC horizon, 409 when OFFSET is past the
-///   stream (its database was restored from an older copy). `epoch` is accepted and unused.
+///   stream (its database was restored from an older copy). `epoch` is accepted and unused (the hub has no epochs).
 ///   With `wait_ms`, an answer with nothing new waits for a merge into the stream
 ///   (`HubChangeNotifier`) up to that long; with `wait_ms` and `frames=1` it is a streamed
 ///   follow (`FollowFrame`, `writeFrames`).
@@ -158,7 +158,7 @@ extension HubServer {
         let stream = try await authorize(request, stream: name, write: false)
         let ack = try AcknowledgementMessage.decode(
             try await ChangeJSONMessages.body(of: request, bytesMax: 1 << 16))
-        try await mapped {
+        _ = try await mapped {
             try await store.acknowledge(ack, in: stream)
         }
         return Response(status: .noContent)

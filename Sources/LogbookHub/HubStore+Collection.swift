@@ -20,26 +20,42 @@ extension HubStore {
     /// the list. The last two only rise and are clamped to what the stream has reached, so
     /// a confused node cannot move GC past what exists. Node 0 is no node.
     ///
+    /// The settled pull is also clamped to the position acknowledged: a node cannot have
+    /// settled a pull further than it has pulled, so a larger claim (a `peers.json` copied
+    /// from elsewhere, an older build) is read as the position. A position past the stream's
+    /// head (a node that pulled from a copy of the database this one was restored behind)
+    /// names versions this stream does not hold: the node is still registered and its
+    /// position stored, but neither claim is raised, and a warning is logged; the node's next
+    /// pull is refused as diverged and it takes the state (docs/hub.md, "Acknowledgements").
+    /// A position within the head from such a history cannot be told apart here: the hub
+    /// has no epochs (docs/hub.md, "Operations: backup, failover, sizing").
+    ///
     /// Only a node's first acknowledgement (its registration) waits for the WAL flush. The
     /// later ones commit without (`synchronous_commit` off for that transaction only): a
     /// database crash can lose their last fraction of a second, which sets the values back
     /// to older ones, and older values only hold GC back. Nodes acknowledge every few hundred
     /// milliseconds, so this spares the database most of their flushes. A later flushed
     /// commit (a push, a GC pass that read them) makes them durable anyway.
-    public func acknowledge(_ ack: ReplicationAcknowledgement, in stream: HubStream) async throws {
+    @discardableResult
+    public func acknowledge(_ ack: ReplicationAcknowledgement, in stream: HubStream) async throws
+        -> HubAcknowledgementReceipt
+    {
         guard ack.node != 0 else { throw HubError.badRequest("node 0 is no node; nothing stored") }
         let version = HubColumns.version(min(HubOffsets.since(ack.offset), ChangeLimits.versionMax))
         let settled = HubColumns.version(
             min(HubOffsets.since(ack.settled ?? 0), ChangeLimits.versionMax))
         let listed = HubColumns.version(min(ack.listedCollectedBelow ?? 0, ChangeLimits.versionMax))
-        try await client.query(
+        // `held`: the acknowledged position lies within the stream. Claims from a position
+        // the stream does not hold are stored as 0, which `greatest` below leaves unused.
+        let rows = try await client.query(
             """
             INSERT INTO logbook_stream_nodes
                 (stream_id, node_id, acknowledged_version, acknowledged_at, settled_version,
                  listed_collected_below)
             SELECT stream_id, \(HubColumns.nodeId(ack.node)), \(version), now(),
-                least(\(settled), hub_version), least(\(listed), collectable_below)
-            FROM logbook_streams, (
+                CASE WHEN held THEN least(\(settled), \(version), hub_version) ELSE 0 END,
+                CASE WHEN held THEN least(\(listed), collectable_below) ELSE 0 END
+            FROM logbook_streams, LATERAL (SELECT \(version) <= hub_version AS held) AS acknowledged, (
                 SELECT set_config('synchronous_commit', CASE WHEN EXISTS (
                     SELECT 1 FROM logbook_stream_nodes
                     WHERE stream_id = \(stream.id) AND node_id = \(HubColumns.nodeId(ack.node))
@@ -52,7 +68,24 @@ extension HubStore {
                     logbook_stream_nodes.settled_version, excluded.settled_version),
                 listed_collected_below = greatest(
                     logbook_stream_nodes.listed_collected_below, excluded.listed_collected_below)
+            RETURNING (SELECT hub_version FROM logbook_streams WHERE stream_id = \(stream.id))
             """, logger: logger)
+        var head: Int64?
+        for try await stored in rows.decode(Int64.self) { head = stored }
+        guard let head else { throw HubError.unknownStream(stream.name) }
+        let receipt = HubAcknowledgementReceipt(
+            acknowledgedVersion: HubColumns.version(stored: version),
+            streamVersion: HubColumns.version(stored: head))
+        if !receipt.positionHeld {
+            logger.warning(
+                "acknowledgement of a position past the stream; settled and listed not raised",
+                metadata: [
+                    "stream": "\(stream.name)", "node": "\(ack.node)",
+                    "acknowledged_version": "\(receipt.acknowledgedVersion)",
+                    "hub_version": "\(receipt.streamVersion)",
+                ])
+        }
+        return receipt
     }
 
     /// The tombstones nodes may collect, from hub version `from` on: whole versions, about
@@ -291,4 +324,16 @@ public struct HubCollectionReport: Sendable, Equatable, CustomStringConvertible 
         if let slowest, nodes > 0 { text += "; slowest node \(slowest)" }
         return text
     }
+}
+
+/// What the hub made of one acknowledgement (`HubStore.acknowledge`).
+public struct HubAcknowledgementReceipt: Sendable, Equatable {
+    /// The highest hub version the node said it has seen in full.
+    public var acknowledgedVersion: UInt64
+    /// The stream's head when the acknowledgement was stored.
+    public var streamVersion: UInt64
+
+    /// Whether the stream holds the acknowledged position; when not, the node's settled pull
+    /// and listed collection were not raised.
+    public var positionHeld: Bool { acknowledgedVersion <= streamVersion }
 }
