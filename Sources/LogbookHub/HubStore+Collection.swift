@@ -55,7 +55,8 @@ extension HubStore {
             SELECT stream_id, \(HubColumns.nodeId(ack.node)), \(version), now(),
                 CASE WHEN held THEN least(\(settled), \(version), hub_version) ELSE 0 END,
                 CASE WHEN held THEN least(\(listed), collectable_below) ELSE 0 END
-            FROM logbook_streams, LATERAL (SELECT \(version) <= hub_version AS held) AS acknowledged, (
+            FROM logbook_streams,
+                LATERAL (SELECT \(version) <= hub_version AS held) AS acknowledged, (
                 SELECT set_config('synchronous_commit', CASE WHEN EXISTS (
                     SELECT 1 FROM logbook_stream_nodes
                     WHERE stream_id = \(stream.id) AND node_id = \(HubColumns.nodeId(ack.node))
