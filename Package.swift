@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // Logbook: an event-sourced, append-only log engine whose every mutation is a CRDT change.
 // Core targets depend only on system libraries and small Apple packages; anything heavy
 // (HTTP, benchmarks, SQLite) lives outside them. See docs/ARCHITECTURE.md.

@@ -18,9 +18,9 @@ extension Logbook {
     /// Durability: as the single calls. Not atomic across a crash: the log may keep a prefix
     /// of the writes' changes, in order, as it would of the same writes made one by one.
     @discardableResult
-    public func write(_ writes: [LocalWrite]) async throws(LogbookError) -> [Change<
-        String, String, Value
-    >] {
+    public nonisolated(nonsending) func write(_ writes: [LocalWrite])
+        async throws(LogbookError) -> [Change<String, String, Value>]
+    {
         var admitted: [LocalWrite] = []
         admitted.reserveCapacity(writes.count)
         for (index, write) in writes.enumerated() {

@@ -10,7 +10,7 @@ extension Logbook {
     /// Appends each accepted change straight from where it lies, with its new local version:
     /// no change is copied unless a view takes it. Then waits for the durability mode's
     /// promise.
-    func logged(
+    nonisolated(nonsending) func logged(
         _ operation: (ReplicaState) throws(LogbookError) -> (
             batch: [Change<String, String, Value>], acceptance: AcceptedChanges?
         )

@@ -11,6 +11,13 @@ import LogbookStorage
 /// tombstones and clock. Writes return once their `Durability` holds. All methods are safe
 /// to call from many tasks; with `.groupCommit`, concurrent writers share `fdatasync`s.
 ///
+/// Isolation: the async writes (`insertOrUpdate`, `deleteField`, `deleteRecord`,
+/// `write(_:)`, `merge`, `mergeLocated`) are `nonisolated(nonsending)`: they run on the
+/// caller's executor and suspend only to wait for a group commit. Called from the main
+/// actor, a write costs no hop to another thread and back (about 7 times the calls per
+/// second of a hopping call, `logbook bench`'s "on the main actor" figure), but a large
+/// merge or batch also runs there: make those from a task off the main actor.
+///
 /// If appending to the log fails, the in-memory state may be ahead of the log: the instance
 /// then refuses further work with `.failed`; reopening recovers what the log holds.
 public final class Logbook: @unchecked Sendable {
@@ -174,9 +181,9 @@ public final class Logbook: @unchecked Sendable {
     /// record whose tombstone GC collected while a peer may still hold it (`isFenced`).
     /// Ids and column names are written in Unicode NFC (`ChangeAdmission.admitLocalWrite`).
     @discardableResult
-    public func insertOrUpdate(_ recordId: String, fields: [(String, Value)])
-        async throws(LogbookError) -> [Change<String, String, Value>]
-    {
+    public nonisolated(nonsending) func insertOrUpdate(
+        _ recordId: String, fields: [(String, Value)]
+    ) async throws(LogbookError) -> [Change<String, String, Value>] {
         let (recordId, fields) = try ChangeAdmission.admitLocalWrite(
             recordId: recordId, fields: fields)
         return try await write { crdt throws(LogbookError) in
@@ -190,9 +197,11 @@ public final class Logbook: @unchecked Sendable {
 
     /// `CRDT.deleteRecord`, logged. Nil when the record was already deleted (or is fenced).
     @discardableResult
-    public func deleteRecord(_ recordId: String) async throws(LogbookError) -> Change<
-        String, String, Value
-    >? {
+    public nonisolated(nonsending) func deleteRecord(_ recordId: String) async throws(LogbookError)
+        -> Change<
+            String, String, Value
+        >?
+    {
         let recordId = try ChangeAdmission.admitLocalWrite(recordId: recordId, fields: []).recordId
         return try await write { crdt throws(LogbookError) in
             if isFenced(held: recordId) || crdt.isTombstoned(recordId) { return [] }
@@ -203,7 +212,9 @@ public final class Logbook: @unchecked Sendable {
 
     /// `CRDT.deleteField`, logged. Nil when there was no such field.
     @discardableResult
-    public func deleteField(_ recordId: String, fieldName: String) async throws(LogbookError)
+    public nonisolated(nonsending) func deleteField(
+        _ recordId: String, fieldName: String
+    ) async throws(LogbookError)
         -> Change<String, String, Value>?
     {
         let (recordId, fieldName) = try ChangeAdmission.admitFieldDeletion(
@@ -224,7 +235,8 @@ public final class Logbook: @unchecked Sendable {
     /// throws `.invalidChange` naming it (`changeIndex`), or `.limitExceeded` when the
     /// versions would exhaust the clock, and merges nothing.
     @discardableResult
-    public func merge(_ changes: [Change<String, String, Value>]) async throws(LogbookError)
+    public nonisolated(nonsending) func merge(_ changes: [Change<String, String, Value>])
+        async throws(LogbookError)
         -> [Change<String, String, Value>]
     {
         try await mergeLocated(changes).accepted
@@ -232,7 +244,9 @@ public final class Logbook: @unchecked Sendable {
 
     /// `merge`, also saying where in this log the accepted changes went: a node that pulls
     /// from a hub remembers those offsets so it never pushes the hub's own changes back.
-    public func mergeLocated(_ changes: [Change<String, String, Value>]) async throws(LogbookError)
+    public nonisolated(nonsending) func mergeLocated(
+        _ changes: [Change<String, String, Value>]
+    ) async throws(LogbookError)
         -> MergedChanges
     {
         try ChangeAdmission.checkRemote(changes)
@@ -297,7 +311,7 @@ public final class Logbook: @unchecked Sendable {
     ///
     /// `operation` may throw before it changes the CRDT (an admission check); it must not
     /// throw after.
-    private func write(
+    private nonisolated(nonsending) func write(
         _ operation: (ReplicaState) throws(LogbookError) -> [Change<
             String, String, Value
         >]

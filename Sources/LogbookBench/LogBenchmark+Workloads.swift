@@ -24,18 +24,18 @@ extension LogBenchmark {
         return try Logbook.open(directory: logDirectory, nodeId: 1, options: options)
     }
 
-    /// One writer, one call per operation, each call timed.
-    func append(_ operations: [StandardWorkload.Operation], durability: Durability) async throws
-        -> AppendOutcome
-    {
+    /// One writer, one call per operation, each call timed; from the main actor when
+    /// `fromMainActor`, as an app's view code calls.
+    func append(
+        _ operations: [StandardWorkload.Operation], durability: Durability,
+        fromMainActor: Bool = false
+    ) async throws -> AppendOutcome {
         let logbook = try freshLogbook(durability)
-        var outcome = AppendOutcome()
         let started = ContinuousClock.now
-        for operation in operations {
-            let callStarted = ContinuousClock.now
-            outcome.count += try await operation.apply(to: logbook)
-            outcome.latency.record(ContinuousClock.now - callStarted)
-        }
+        var outcome =
+            fromMainActor
+            ? try await Self.callFromMainActor(operations, logbook)
+            : try await Self.call(operations, logbook)
         try logbook.sync()
         outcome.seconds = (ContinuousClock.now - started).seconds
         outcome.bytes = logbook.sizeBytes
@@ -43,6 +43,26 @@ extension LogBenchmark {
             durability == .fsyncEachAppend ? operations.count : logbook.groupCommitSyncCount
         try logbook.close()
         return outcome
+    }
+
+    /// The operations, one call each, timed, on the caller's executor.
+    nonisolated(nonsending) static func call(
+        _ operations: [StandardWorkload.Operation], _ logbook: Logbook
+    ) async throws -> AppendOutcome {
+        var outcome = AppendOutcome()
+        for operation in operations {
+            let callStarted = ContinuousClock.now
+            outcome.count += try await operation.apply(to: logbook)
+            outcome.latency.record(ContinuousClock.now - callStarted)
+        }
+        return outcome
+    }
+
+    /// `call(_:_:)` on the main actor.
+    @MainActor static func callFromMainActor(
+        _ operations: [StandardWorkload.Operation], _ logbook: Logbook
+    ) async throws -> AppendOutcome {
+        try await call(operations, logbook)
     }
 
     /// The operations split over `writers` tasks with group commit.

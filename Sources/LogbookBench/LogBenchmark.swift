@@ -23,12 +23,11 @@ struct LogBenchmark {
     var logDirectory: String { directory + "/log" }
 
     /// How many times `run()` reports progress: the read figures' five steps (write the
-    /// log, decode, open, write a snapshot, open from it), plus eight append steps (four
-    /// durabilities, bulk merge, batched local writes, in-memory merge, state digest),
-    /// compaction, four baselines,
-    /// JSON decoding and the ceilings for the full suite. Keep in step with the `progress`
-    /// calls.
-    var stepCount: Int { readOnly ? 5 : 21 }
+    /// log, decode, open, write a snapshot, open from it), plus nine append steps (four
+    /// durabilities, calls from the main actor, bulk merge, batched local writes, in-memory
+    /// merge, state digest), compaction, four baselines, JSON decoding, JSON encoding and
+    /// the ceilings for the full suite. Keep in step with the `progress` calls.
+    var stepCount: Int { readOnly ? 5 : 22 }
 
     func run() async throws -> [BenchFigure] {
         try? FileManager.default.removeItem(atPath: directory)
@@ -91,6 +90,7 @@ struct LogBenchmark {
                     peakMegabytes: peak,
                     note: "\(outcome.count) changes"))
         }
+        figures.append(try await mainActorAppendFigure(operations))
         progress("append by bulk merge")
         var merged = 0
         let (bulkSeconds, bulkPeak) = try await measure(runs: runs) {
@@ -123,6 +123,25 @@ struct LogBenchmark {
         progress("state digest: first, then after more changes")
         figures += await digestFigures(bulk)
         return figures
+    }
+
+    /// The one-call `.buffered` appends made from the main actor, where an app's view code
+    /// runs: the calls run there too (`nonisolated(nonsending)`), with no hop to another
+    /// thread and back per call.
+    private func mainActorAppendFigure(_ operations: [StandardWorkload.Operation]) async throws
+        -> BenchFigure
+    {
+        progress("append .buffered, 1 writer, calls from the main actor")
+        var outcome = AppendOutcome()
+        let (seconds, peak) = try await measure(runs: runs) {
+            outcome = try await append(operations, durability: .buffered, fromMainActor: true)
+            return outcome.seconds
+        }
+        return BenchFigure(
+            system: "Logbook", name: "append .buffered, 1 writer on the main actor",
+            changesPerSecond: Double(outcome.count) / seconds,
+            latency: outcome.latency.percentiles(), peakMegabytes: peak,
+            note: "\(outcome.count) changes; an app's view code calling")
     }
 
     /// The workload's local writes made 10,000 a call (`Logbook.write(_:)`), cut before the

@@ -91,7 +91,7 @@ public final class GroupCommitter: @unchecked Sendable {
 
     /// Returns once every record below `offset` is durable; throws the sync error if the
     /// sync covering it failed (the log should then be treated as failed).
-    public func waitUntilDurable(_ offset: UInt64) async throws {
+    public nonisolated(nonsending) func waitUntilDurable(_ offset: UInt64) async throws {
         try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<Void, any Error>) in
             condition.lock()

@@ -120,7 +120,9 @@ extension StandardWorkload.Operation {
     }
 
     /// Performs the operation on a Logbook; returns the changes it produced.
-    public func apply(to logbook: Logbook) async throws(LogbookError) -> Int {
+    public nonisolated(nonsending) func apply(to logbook: Logbook) async throws(LogbookError)
+        -> Int
+    {
         switch self {
         case .upsert(let recordId, let fields):
             return try await logbook.insertOrUpdate(recordId, fields: fields).count
