@@ -74,6 +74,12 @@ extension FuzzTarget {
             options.retentionSeconds = 0
             options.now = FuzzDirectory.now.addingTimeInterval(60)
             _ = try? logbook.collectTombstones(peers: peers, options)
+            // GC restarts every pull whose merges this log lost before it reads the cursors.
+            for peer in peers.all.keys {
+                precondition(
+                    peers.reasonPullNotHeld(peer, by: logbook) == nil,
+                    "GC left a pull cursor whose merges this log does not hold: \(peer)")
+            }
         }
         FuzzDirectory.blocking {
             _ = try? await logbook.insertOrUpdate("fuzz/written", fields: [("v", .int(1))])
@@ -163,7 +169,8 @@ enum FuzzDirectory {
             try logbook.sync()
             let peers = try PeerLedger(for: logbook)
             try peers.register(2)
-            try peers.setCursor(10, for: "http://node-2", nodeId: 2)
+            try peers.setCursor(
+                10, for: "http://node-2", nodeId: 2, mergedInto: logbook.durablePosition)
             try peers.acknowledge(
                 .init(offset: logbook.durableOffset, peerLogEnd: 10, peerCollectedBelow: 0),
                 byNode: 2)

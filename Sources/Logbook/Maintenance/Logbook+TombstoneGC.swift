@@ -13,8 +13,13 @@ extension Logbook {
     ) throws(LogbookError) -> TombstoneCollectionReport {
         let started = ContinuousClock.now
         defer { metrics.collectionDuration.record(since: started) }
-        // The rule reads cursors and acknowledgements: what it relies on must not lag after a
-        // power cut (`PeerLedger.Persistence.progress`).
+        // The rule reads cursors and acknowledgements: none may name merges this log lost
+        // (`PeerLedger+PullPositions`), and none may lag after a power cut
+        // (`PeerLedger.Persistence.progress`).
+        do { try peers.restartPullsNotHeld(by: self) } catch {
+            throw error as? LogbookError
+                ?? LogbookError(.failed, "peer ledger not written: \(error)", path: directory)
+        }
         try peers.makeDurable()
         return try maintaining { () throws(LogbookError) in
             try TombstoneCollector.collect(self, peers: peers, options: options)

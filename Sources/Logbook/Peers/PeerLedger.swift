@@ -18,6 +18,12 @@ public final class PeerLedger: @unchecked Sendable {
         /// The epoch of the last record pulled (the peer's `Logbook-Epoch`): with `cursor`,
         /// the position stated on the next pull.
         public var epoch: UInt64?
+        /// Pull: this log's durable end once everything below `cursor` was merged and
+        /// synced here (nil when set by an older build). The cursor is true only while this
+        /// log holds that position (`PeerLedger+PullPositions`).
+        public var mergedInto: UInt64?
+        /// Pull: the epoch of this log's record before `mergedInto` (0 when it is 0).
+        public var mergedEpoch: UInt64?
         /// Ack: the offset of our log the peer has merged everything below.
         public var acknowledged: UInt64?
         /// Ack: the peer's own durable log end when it sent that acknowledgement. Everything
@@ -165,7 +171,8 @@ public final class PeerLedger: @unchecked Sendable {
 
     /// Records a pull cursor as progress (written, synced and renamed before returning; the
     /// rename synced by `makeDurable`), with the epoch of the record before it when the peer
-    /// reported one.
+    /// reported one, and with `mergedInto` (this log's durable end once what the cursor
+    /// passed is merged and synced, and the epoch of the record before it) when given.
     ///
     /// With `echoes`, also remembers those offsets of our own log as holding what came from
     /// `peer` (see `Entry.echoes`), in the same write; with `logEnd` (this log's durable end
@@ -174,11 +181,14 @@ public final class PeerLedger: @unchecked Sendable {
     /// last of `echoes`, kept with the push cursor when it passes them.
     public func setCursor(
         _ cursor: UInt64, epoch: UInt64? = nil, for peer: String, nodeId: UInt64?,
-        echoes: Range<UInt64>? = nil, echoesEpoch: UInt64? = nil, logEnd: UInt64? = nil
+        echoes: Range<UInt64>? = nil, echoesEpoch: UInt64? = nil, logEnd: UInt64? = nil,
+        mergedInto: LogPosition? = nil
     ) throws {
         try update(peer, persistence: .progress) {
             $0.cursor = cursor
             $0.epoch = epoch
+            $0.mergedInto = mergedInto?.offset
+            $0.mergedEpoch = mergedInto?.epochId
             if let nodeId { $0.nodeId = nodeId }
             if let echoes {
                 // Pulled changes that follow everything already pushed need no push: the

@@ -22,6 +22,11 @@ public struct ReplicationReport: Sendable, Equatable, Encodable {
     /// Times the peer answered that it does not hold our position (diverged): its log was
     /// restored from an older copy, or another log answers at its address.
     public var divergences = 0
+    /// Times the pull restarted from 0 because this log no longer holds what the cursor's
+    /// merges wrote (restored from an older copy while `peers.json` was not).
+    public var restarts = 0
+    /// Why the last restart happened.
+    public var restartReason: String?
 
     /// An empty report.
     public init() {}

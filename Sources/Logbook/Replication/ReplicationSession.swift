@@ -65,6 +65,7 @@ public struct ReplicationSession: Sendable {
         -> ReplicationReport
     {
         var report = ReplicationReport()
+        try restartPullIfNotHeld(&report)
         var acknowledged = ContinuousClock.now
         while true {
             switch try await advance(from: ledger.cursor(for: peer), into: &report) {
@@ -92,6 +93,7 @@ public struct ReplicationSession: Sendable {
     /// simulations interleave with writes, GC and faults.
     public func step() async throws -> ReplicationReport {
         var report = ReplicationReport()
+        try restartPullIfNotHeld(&report)
         // A state restore acknowledges itself.
         if try await advance(from: ledger.cursor(for: peer), into: &report) != .restored {
             try await acknowledge(report.cursor)
@@ -135,11 +137,14 @@ public struct ReplicationSession: Sendable {
     public func follow(
         wait: Duration = .milliseconds(500), onStep: (ReplicationReport) -> Void = { _ in }
     ) async throws {
-        var cursor = ledger.cursor(for: peer)
         var started = ReplicationReport()
+        try restartPullIfNotHeld(&started)
+        var cursor = ledger.cursor(for: peer)
         if let covered = try await bootstrap(from: cursor, &started) {
             cursor = covered
             started.cursor = covered
+            onStep(started)
+        } else if started.restarts > 0 {
             onStep(started)
         }
         var acknowledged = ContinuousClock.now
@@ -232,7 +237,8 @@ public struct ReplicationSession: Sendable {
             try ledger.setCursor(
                 end, epoch: batches.epoch, for: peer, nodeId: batches.nodeId, echoes: echoes,
                 echoesEpoch: echoes.map { logbook.epochId(before: $0.upperBound) },
-                logEnd: options.remembersEchoes ? logbook.durableOffset : nil)
+                logEnd: options.remembersEchoes ? logbook.durableOffset : nil,
+                mergedInto: logbook.durablePosition)
         }
         metrics.received.increment(by: Int64(changes.count))
         report.pulls += 1
@@ -331,7 +337,8 @@ public struct ReplicationSession: Sendable {
         guard let first else { return ledger.cursor(for: peer) }
         try ledger.setCursor(
             first.covered, epoch: first.epoch, for: peer, nodeId: first.nodeId,
-            logEnd: options.remembersEchoes ? logbook.durableOffset : nil)
+            logEnd: options.remembersEchoes ? logbook.durableOffset : nil,
+            mergedInto: logbook.durablePosition)
         try await acknowledge(first.covered)
         return first.covered
     }
@@ -369,6 +376,17 @@ public struct ReplicationSession: Sendable {
     /// Acknowledges the cursor now (a hub link does after a push settled its pulls, and
     /// after a GC run, so the hub's GC sees both without waiting for the next pull).
     public func acknowledgeCursor() async throws {
+        var report = ReplicationReport()
+        try restartPullIfNotHeld(&report)
         try await acknowledge(ledger.cursor(for: peer))
+    }
+
+    /// Restarts the pull from 0 when this log no longer holds what the cursor's merges
+    /// wrote (`PeerLedger+PullPositions`), noting it in `report`: the next fetch then
+    /// takes the peer's state, or its history from the start.
+    private func restartPullIfNotHeld(_ report: inout ReplicationReport) throws {
+        guard let reason = try ledger.restartPullIfNotHeld(peer, by: logbook) else { return }
+        report.restarts += 1
+        report.restartReason = reason
     }
 }

@@ -1,0 +1,33 @@
+/// A position in a log: an offset and the epoch that wrote the record before it (0 at offset
+/// 0). A copy of the log restored from an older one, or grown in another history, does not
+/// hold it (`Logbook.checkPosition`), even when it has grown past the offset again.
+public struct LogPosition: Sendable, Equatable {
+    /// The offset.
+    public var offset: UInt64
+    /// The id of the epoch that wrote the record before `offset`.
+    public var epochId: UInt64
+
+    /// The position `offset` in epoch `epochId`.
+    public init(offset: UInt64, epochId: UInt64) {
+        self.offset = offset
+        self.epochId = epochId
+    }
+}
+
+extension Logbook {
+    /// The durable end as a position: what a cursor saved now may say this log held.
+    public var durablePosition: LogPosition {
+        let offset = durableOffset
+        return LogPosition(offset: offset, epochId: epochId(before: offset))
+    }
+
+    /// Why this log does not hold `position`, or nil when it does (`checkPosition`).
+    public func reasonNotHeld(_ position: LogPosition) -> String? {
+        do {
+            try checkPosition(position.offset, epochId: position.epochId)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+}
