@@ -14,9 +14,9 @@ import LogbookStorage
 /// Isolation: the async writes (`insertOrUpdate`, `deleteField`, `deleteRecord`,
 /// `write(_:)`, `merge`, `mergeLocated`) are `nonisolated(nonsending)`: they run on the
 /// caller's executor and suspend only to wait for a group commit. Called from the main
-/// actor, a write costs no hop to another thread and back (about 7 times the calls per
-/// second of a hopping call, `logbook bench`'s "on the main actor" figure), but a large
-/// merge or batch also runs there: make those from a task off the main actor.
+/// actor, a write costs no hop to another thread and back (about 8 times the calls per
+/// second of a hopping call; docs/decisions/0009), but a large merge or batch also runs
+/// there: make those from a task off the main actor.
 ///
 /// If appending to the log fails, the in-memory state may be ahead of the log: the instance
 /// then refuses further work with `.failed`; reopening recovers what the log holds.

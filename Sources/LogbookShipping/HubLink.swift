@@ -19,7 +19,7 @@ public struct HubLink: Sendable {
         /// Tombstone GC through the hub, when the round ran it.
         public var collection: TombstoneCollectionReport?
 
-        /// Two lines: what went each way; a third when the push cursor was restarted.
+        /// Two lines: what went each way; one more for each cursor that was restarted.
         public var description: String {
             var lines = """
                 pushed \(pushed.sent) changes in \(pushed.pushes) bodies; the hub took \(pushed.accepted); \
@@ -29,6 +29,10 @@ public struct HubLink: Sendable {
                 """
             if let reason = pushed.restartReason {
                 lines += "\npush cursor not held by this log, state pushed instead: \(reason)"
+            }
+            if let reason = pulled.restartReason {
+                lines += "\npull cursor's merges not held by this log, pulled from the start: "
+                lines += reason
             }
             return lines
         }
@@ -96,9 +100,13 @@ public struct HubLink: Sendable {
     ) async throws -> Report {
         var report = Report()
         let (push, pull) = (pushSession, pullSession)
-        try await pull.acknowledgeCursor()
+        let registered = try await pull.acknowledgeCursor()
         report.pushed = try await push.pushAll(onStep: onPush)
         report.pulled = try await pull.catchUp(onStep: onPull)
+        if let reason = registered.restartReason {  // restarted before the pull began
+            report.pulled.restarts += registered.restarts
+            report.pulled.restartReason = reason
+        }
         report.pushed.add(try await push.pushAll(onStep: onPush))
         try await pull.acknowledgeCursor()
         if let collecting {

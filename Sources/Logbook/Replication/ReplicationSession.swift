@@ -374,11 +374,15 @@ public struct ReplicationSession: Sendable {
     }
 
     /// Acknowledges the cursor now (a hub link does after a push settled its pulls, and
-    /// after a GC run, so the hub's GC sees both without waiting for the next pull).
-    public func acknowledgeCursor() async throws {
+    /// after a GC run, so the hub's GC sees both without waiting for the next pull). A
+    /// cursor whose merges this log lost is restarted first; the report says so.
+    @discardableResult
+    public func acknowledgeCursor() async throws -> ReplicationReport {
         var report = ReplicationReport()
         try restartPullIfNotHeld(&report)
-        try await acknowledge(ledger.cursor(for: peer))
+        report.cursor = ledger.cursor(for: peer)
+        try await acknowledge(report.cursor)
+        return report
     }
 
     /// Restarts the pull from 0 when this log no longer holds what the cursor's merges

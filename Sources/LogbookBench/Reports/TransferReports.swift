@@ -102,6 +102,14 @@ package struct SyncReport: CommandReport {
         lines.append(
             "pulled \(pulled.pulls) bodies, \(formatBytes(Int64(pulled.bytes))), \(pulled.received) changes from \(from ?? hub ?? ""); accepted \(pulled.accepted); cursor \(pulled.cursor) of \(pulled.peerDurableOffset)"
         )
+        if let reason = pushed?.restartReason {
+            lines.append(
+                "push cursor not held by this log; the state was pushed instead: " + reason)
+        }
+        if let reason = pulled.restartReason {
+            lines.append(
+                "pull cursor's merges not held by this log; pulled from the start: " + reason)
+        }
         if let collection {
             lines.append(
                 "gc: collected \(collection.collected) tombstones, unfenced \(collection.unfenced)"
