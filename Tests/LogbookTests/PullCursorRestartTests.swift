@@ -9,25 +9,18 @@ import Testing
 // but `peers.json` is not, the cursor must restart from 0 (the next pull takes the peer's
 // state), and the GC facts settled on those pulls must go with it.
 @Suite struct PullCursorRestartTests {
-    /// Every file of `directory`, by name.
-    private func files(_ fileSystem: SimulatedFileSystem, _ directory: String) throws -> [(
-        String, [UInt8]
-    )] {
-        try fileSystem.contentsOfDirectory(directory).compactMap { name in
-            fileSystem.contents(of: directory + "/" + name).map { (name, $0) }
+    /// A peer (node 1, which node 2 is registered with) holding `records` durable changes.
+    private func makePeer(records: Int, _ options: LogbookOptions) async throws -> (
+        Logbook, PeerLedger
+    ) {
+        let peer = try Logbook.open(directory: "/peer", nodeId: 1, options: options)
+        let ledger = try PeerLedger(for: peer)
+        try ledger.register(2)
+        for index in 0..<records {
+            try await peer.insertOrUpdate("peer/\(index)", fields: [("v", 1)])
         }
-    }
-
-    /// Replaces every file of `directory` but `peers.json` with `copy`'s.
-    private func restore(
-        _ copy: [(String, [UInt8])], into directory: String, _ fileSystem: SimulatedFileSystem
-    ) throws {
-        for (name, _) in try files(fileSystem, directory) where name != "peers.json" {
-            try fileSystem.removeFile(directory + "/" + name)
-        }
-        for (name, bytes) in copy where name != "peers.json" {
-            try fileSystem.replaceFile(directory + "/" + name, with: bytes, durable: true)
-        }
+        try peer.sync()
+        return (peer, ledger)
     }
 
     /// `newRecords` 2: the follower's log after the restore ends before the position its
@@ -36,17 +29,13 @@ import Testing
     func aPullCursorWhoseMergesTheLogLostIsRestarted(newRecords: Int) async throws {
         let fileSystem = SimulatedFileSystem()
         let options = smallLogOptions(fileSystem: fileSystem)
-        let peer = try Logbook.open(directory: "/peer", nodeId: 1, options: options)
+        let (peer, peerLedger) = try await makePeer(records: 30, options)
         defer { try? peer.close() }
-        let peerLedger = try PeerLedger(for: peer)
-        try peerLedger.register(2)
-        for index in 0..<30 { try await peer.insertOrUpdate("peer/\(index)", fields: [("v", 1)]) }
-        try peer.sync()
 
         var node = try Logbook.open(directory: "/node", nodeId: 2, options: options)
         try await node.insertOrUpdate("own/0", fields: [("v", 1)])
         try node.close()
-        let olderCopy = try files(fileSystem, "/node")
+        let olderCopy = try DirectoryCopy(of: "/node", on: fileSystem)
 
         // The node pulls everything, and settles the peer's acknowledgement on that pull.
         node = try Logbook.open(directory: "/node", nodeId: 2, options: options)
@@ -66,7 +55,7 @@ import Testing
         try node.close()
 
         // The log comes back from the older copy; peers.json stays as it is.
-        try restore(olderCopy, into: "/node", fileSystem)
+        try olderCopy.restoreKeepingLedger(into: "/node", on: fileSystem)
         node = try Logbook.open(directory: "/node", nodeId: 2, options: options)
         defer { try? node.close() }
         for index in 0..<newRecords {
@@ -96,15 +85,11 @@ import Testing
     @Test func aSessionRestartsAPullWhoseMergesTheLogLost() async throws {
         let fileSystem = SimulatedFileSystem()
         let options = smallLogOptions(fileSystem: fileSystem)
-        let peer = try Logbook.open(directory: "/peer", nodeId: 1, options: options)
+        let (peer, peerLedger) = try await makePeer(records: 20, options)
         defer { try? peer.close() }
-        let peerLedger = try PeerLedger(for: peer)
-        try peerLedger.register(2)
-        for index in 0..<20 { try await peer.insertOrUpdate("peer/\(index)", fields: [("v", 1)]) }
-        try peer.sync()
         var node = try Logbook.open(directory: "/node", nodeId: 2, options: options)
         try node.close()
-        let olderCopy = try files(fileSystem, "/node")
+        let olderCopy = try DirectoryCopy(of: "/node", on: fileSystem)
         node = try Logbook.open(directory: "/node", nodeId: 2, options: options)
         let transport = SimulatedReplicationTransport(
             network: SimulatedNetwork(nodes: 2, seed: 8, dropProbability: 0), from: 1, to: 0,
@@ -115,7 +100,7 @@ import Testing
         try ledger.makeDurable()
         try node.close()
 
-        try restore(olderCopy, into: "/node", fileSystem)
+        try olderCopy.restoreKeepingLedger(into: "/node", on: fileSystem)
         node = try Logbook.open(directory: "/node", nodeId: 2, options: options)
         defer { try? node.close() }
         ledger = try PeerLedger(for: node)

@@ -11,15 +11,6 @@ import Testing
 @Suite struct PushCursorRestartTests {
     private typealias Transport = LedgerProgressTests.RecordingPushTransport
 
-    /// Every file of `directory`, by name.
-    private func files(_ fileSystem: SimulatedFileSystem, _ directory: String) throws -> [(
-        String, [UInt8]
-    )] {
-        try fileSystem.contentsOfDirectory(directory).compactMap { name in
-            fileSystem.contents(of: directory + "/" + name).map { (name, $0) }
-        }
-    }
-
     /// `newRecords` 3: the log after the restore ends before the cursor. 40: it has grown
     /// past the cursor again, in another epoch.
     @Test(arguments: [3, 40])
@@ -29,7 +20,7 @@ import Testing
         var node = try Logbook.open(directory: "/node", nodeId: 1, options: options)
         for index in 0..<5 { try await node.insertOrUpdate("old/\(index)", fields: [("v", 1)]) }
         try node.close()
-        let olderCopy = try files(fileSystem, "/node")
+        let olderCopy = try DirectoryCopy(of: "/node", on: fileSystem)
 
         node = try Logbook.open(directory: "/node", nodeId: 1, options: options)
         for index in 5..<25 { try await node.insertOrUpdate("old/\(index)", fields: [("v", 1)]) }
@@ -43,12 +34,7 @@ import Testing
         try node.close()
 
         // The log comes back from the older copy; peers.json stays as it is.
-        for (name, _) in try files(fileSystem, "/node") where name != "peers.json" {
-            try fileSystem.removeFile("/node/" + name)
-        }
-        for (name, bytes) in olderCopy where name != "peers.json" {
-            try fileSystem.replaceFile("/node/" + name, with: bytes, durable: true)
-        }
+        try olderCopy.restoreKeepingLedger(into: "/node", on: fileSystem)
         node = try Logbook.open(directory: "/node", nodeId: 1, options: options)
         defer { try? node.close() }
         #expect(node.durableOffset < cursor)
