@@ -68,6 +68,14 @@ import Testing
             reason.contains(newRecords == 60 ? "was not written in epoch" : "past this log's"),
             "\(reason)")
 
+        // A dry run writes nothing: the lost pull blocks it instead.
+        let ledgerBytes = fileSystem.contents(of: "/node/peers.json")
+        var dryRun = TombstoneCollectionOptions()
+        dryRun.dryRun = true
+        let blocked = try node.collectTombstones(peers: ledger, dryRun)
+        #expect(blocked.blockedBecause?.contains(transport.peerName) == true, "\(blocked)")
+        #expect(fileSystem.contents(of: "/node/peers.json") == ledgerBytes)
+
         // GC forgets what was settled on the lost pull before it reads anything.
         _ = try node.collectTombstones(peers: ledger)
         #expect(ledger.acknowledgement(of: 1)?.settledAcknowledged == nil)

@@ -15,10 +15,21 @@ extension Logbook {
         defer { metrics.collectionDuration.record(since: started) }
         // The rule reads cursors and acknowledgements: none may name merges this log lost
         // (`PeerLedger+PullPositions`), and none may lag after a power cut
-        // (`PeerLedger.Persistence.progress`).
-        do { try peers.restartPullsNotHeld(by: self) } catch {
-            throw error as? LogbookError
-                ?? LogbookError(.failed, "peer ledger not written: \(error)", path: directory)
+        // (`PeerLedger.Persistence.progress`). A dry run writes nothing, so a cursor it
+        // would restart blocks it instead.
+        if options.dryRun {
+            if let (peer, reason) = peers.pullsNotHeld(by: self).first {
+                var report = TombstoneCollectionReport(starting: self, peers: peers)
+                report.blockedBecause =
+                    "the pull cursor for \(peer) names merges this log does not hold (\(reason)); "
+                    + "a run that is not dry restarts it first"
+                return report
+            }
+        } else {
+            do { try peers.restartPullsNotHeld(by: self) } catch {
+                throw error as? LogbookError
+                    ?? LogbookError(.failed, "peer ledger not written: \(error)", path: directory)
+            }
         }
         try peers.makeDurable()
         return try maintaining { () throws(LogbookError) in

@@ -43,6 +43,14 @@ extension PeerLedger {
         return reason
     }
 
+    /// Every peer whose pull cursor names merges `logbook` does not hold, with why, in name
+    /// order; changes nothing.
+    public func pullsNotHeld(by logbook: Logbook) -> [(peer: String, reason: String)] {
+        all.keys.sorted().compactMap { peer in
+            reasonPullNotHeld(peer, by: logbook).map { (peer, $0) }
+        }
+    }
+
     /// `restartPullIfNotHeld` for every peer pulled from; returns the peers restarted, with
     /// why, in name order.
     @discardableResult
