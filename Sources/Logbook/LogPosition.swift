@@ -21,10 +21,12 @@ extension Logbook {
         return LogPosition(offset: offset, epochId: epochId(before: offset))
     }
 
-    /// Why this log does not hold `position`, or nil when it does (`checkPosition`).
-    public func reasonNotHeld(_ position: LogPosition) -> String? {
+    /// Why this log does not hold the position `offset` in epoch `epochId` (nil: the
+    /// epoch is not known, only the offset is checked), or nil when it does
+    /// (`checkPosition`). What push and pull cursors are checked by.
+    public func reasonNotHeld(_ offset: UInt64, epochId: UInt64?) -> String? {
         do {
-            try checkPosition(position.offset, epochId: position.epochId)
+            try checkPosition(offset, epochId: epochId)
             return nil
         } catch {
             return error.message

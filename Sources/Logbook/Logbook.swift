@@ -197,10 +197,8 @@ public final class Logbook: @unchecked Sendable {
 
     /// `CRDT.deleteRecord`, logged. Nil when the record was already deleted (or is fenced).
     @discardableResult
-    public nonisolated(nonsending) func deleteRecord(_ recordId: String) async throws(LogbookError)
-        -> Change<
-            String, String, Value
-        >?
+    public nonisolated(nonsending) func deleteRecord(_ recordId: String)
+        async throws(LogbookError) -> Change<String, String, Value>?
     {
         let recordId = try ChangeAdmission.admitLocalWrite(recordId: recordId, fields: []).recordId
         return try await write { crdt throws(LogbookError) in
@@ -212,10 +210,8 @@ public final class Logbook: @unchecked Sendable {
 
     /// `CRDT.deleteField`, logged. Nil when there was no such field.
     @discardableResult
-    public nonisolated(nonsending) func deleteField(
-        _ recordId: String, fieldName: String
-    ) async throws(LogbookError)
-        -> Change<String, String, Value>?
+    public nonisolated(nonsending) func deleteField(_ recordId: String, fieldName: String)
+        async throws(LogbookError) -> Change<String, String, Value>?
     {
         let (recordId, fieldName) = try ChangeAdmission.admitFieldDeletion(
             recordId: recordId, fieldName: fieldName)
@@ -236,18 +232,15 @@ public final class Logbook: @unchecked Sendable {
     /// versions would exhaust the clock, and merges nothing.
     @discardableResult
     public nonisolated(nonsending) func merge(_ changes: [Change<String, String, Value>])
-        async throws(LogbookError)
-        -> [Change<String, String, Value>]
+        async throws(LogbookError) -> [Change<String, String, Value>]
     {
         try await mergeLocated(changes).accepted
     }
 
     /// `merge`, also saying where in this log the accepted changes went: a node that pulls
     /// from a hub remembers those offsets so it never pushes the hub's own changes back.
-    public nonisolated(nonsending) func mergeLocated(
-        _ changes: [Change<String, String, Value>]
-    ) async throws(LogbookError)
-        -> MergedChanges
+    public nonisolated(nonsending) func mergeLocated(_ changes: [Change<String, String, Value>])
+        async throws(LogbookError) -> MergedChanges
     {
         try ChangeAdmission.checkRemote(changes)
         metrics.receivedChanges.increment(by: Int64(changes.count))

@@ -14,10 +14,13 @@ import Testing
     final class OneThreadExecutor: SerialExecutor, @unchecked Sendable {
         // @unchecked: `jobs` is guarded by `condition`.
         static let marker = "logbook.tests.one-thread-executor"
+        /// The one every `Caller` runs on: its thread runs for the rest of the process, so
+        /// one is made, not one per caller.
+        static let shared = OneThreadExecutor()
         private let condition = NSCondition()
         private var jobs: [UnownedJob] = []
 
-        init() {
+        private init() {
             let thread = Thread { [self] in run() }
             thread.threadDictionary[Self.marker] = true
             thread.start()
@@ -46,9 +49,8 @@ import Testing
 
     /// A caller isolated to its own thread, as an app's main actor is to the main thread.
     actor Caller {
-        let executor = OneThreadExecutor()
         nonisolated var unownedExecutor: UnownedSerialExecutor {
-            executor.asUnownedSerialExecutor()
+            OneThreadExecutor.shared.asUnownedSerialExecutor()
         }
 
         func writeOfEveryKind(to logbook: Logbook) async throws -> Int {

@@ -11,19 +11,43 @@ extension PeerLedger {
     /// Why `peer`'s pull cursor names merges `logbook` does not hold, or nil when it holds
     /// them or the cursor predates `mergedInto` (older builds: not checked).
     public func reasonPullNotHeld(_ peer: String, by logbook: Logbook) -> String? {
-        guard let entry = all[peer], let position = entry.mergedPosition, entry.cursor != nil
+        guard let entry = all[peer], entry.cursor != nil, let position = entry.mergedPosition
         else { return nil }
-        return logbook.reasonNotHeld(position)
+        return logbook.reasonNotHeld(position.offset, epochId: position.epochId)
+    }
+
+    /// Every peer whose pull cursor names merges `logbook` does not hold, with why, in name
+    /// order; changes nothing.
+    public func pullsNotHeld(by logbook: Logbook) -> [(peer: String, reason: String)] {
+        all.keys.sorted().compactMap { peer in
+            reasonPullNotHeld(peer, by: logbook).map { (peer, $0) }
+        }
     }
 
     /// Restarts `peer`'s pull from 0 when `logbook` does not hold its merges; returns why, or
-    /// nil when the cursor stands. The restart also forgets what relied on those pulls: the
-    /// echo ranges and settled pulls of a push peer, and the settled acknowledgement of the
-    /// peer's node (it was settled by pulling past the peer's log end). Written as progress:
-    /// a power cut that takes it brings the old cursor back, which the next check restarts.
+    /// nil when the cursor stands (`restartPull`).
     @discardableResult
     public func restartPullIfNotHeld(_ peer: String, by logbook: Logbook) throws -> String? {
         guard let reason = reasonPullNotHeld(peer, by: logbook) else { return nil }
+        try restartPull(peer)
+        return reason
+    }
+
+    /// `restartPullIfNotHeld` for every peer pulled from; returns the peers restarted, with
+    /// why, in name order.
+    @discardableResult
+    public func restartPullsNotHeld(by logbook: Logbook) throws -> [(peer: String, reason: String)]
+    {
+        let lost = pullsNotHeld(by: logbook)
+        for (peer, _) in lost { try restartPull(peer) }
+        return lost
+    }
+
+    /// Moves `peer`'s pull cursor back to 0 and forgets what relied on its pulls: the echo
+    /// ranges and settled pulls of a push peer, and the settled acknowledgement of the peer's
+    /// node (it was settled by pulling past the peer's log end). Written as progress: a power
+    /// cut that takes it brings the old cursor back, which the next check restarts.
+    private func restartPull(_ peer: String) throws {
         let nodeId = all[peer]?.nodeId
         try update(peer, persistence: .progress) { entry in
             entry.cursor = nil
@@ -40,29 +64,6 @@ extension PeerLedger {
                 entry.settledPeerLogEnd = nil
             }
         }
-        return reason
-    }
-
-    /// Every peer whose pull cursor names merges `logbook` does not hold, with why, in name
-    /// order; changes nothing.
-    public func pullsNotHeld(by logbook: Logbook) -> [(peer: String, reason: String)] {
-        all.keys.sorted().compactMap { peer in
-            reasonPullNotHeld(peer, by: logbook).map { (peer, $0) }
-        }
-    }
-
-    /// `restartPullIfNotHeld` for every peer pulled from; returns the peers restarted, with
-    /// why, in name order.
-    @discardableResult
-    public func restartPullsNotHeld(by logbook: Logbook) throws -> [(peer: String, reason: String)]
-    {
-        var restarted: [(peer: String, reason: String)] = []
-        for peer in all.keys.sorted() {
-            if let reason = try restartPullIfNotHeld(peer, by: logbook) {
-                restarted.append((peer, reason))
-            }
-        }
-        return restarted
     }
 }
 

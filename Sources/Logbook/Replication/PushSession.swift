@@ -121,12 +121,7 @@ public struct PushSession: Sendable {
     /// Why this log does not hold the push cursor's position, or nil when it does
     /// (`Logbook.checkPosition`, with the epoch noted when the cursor was set, when known).
     public func positionNotHeld(_ cursor: UInt64) -> String? {
-        do {
-            try logbook.checkPosition(cursor, epochId: ledger.pushEpoch(for: peer))
-            return nil
-        } catch {
-            return error.message
-        }
+        logbook.reasonNotHeld(cursor, epochId: ledger.pushEpoch(for: peer))
     }
 
     /// The stored batches from `cursor`; nil when the log below it is gone.
