@@ -26,6 +26,13 @@ public enum HubError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The reader has seen a version the stream has not reached: the database was restored
     /// from an older copy (or another database answers). Take the state anew.
     case diverged(since: UInt64, hubVersion: UInt64)
+    /// The reader has seen a version the stream now holds in another epoch (`reason`): the
+    /// database was restored from an older copy and has merged since. Take the state anew.
+    case epochChanged(since: UInt64, reason: String)
+    /// The version at which the pusher's earlier pushes were merged is no longer the one
+    /// the stream holds (`reason`): a restore lost them. This push was merged; push the
+    /// node's whole state.
+    case pushesLost(version: UInt64, reason: String)
     /// A request the hub cannot take as sent (a malformed push body, a bad acknowledgement).
     case badRequest(String)
 
@@ -53,6 +60,13 @@ public enum HubError: Error, CustomStringConvertible, Sendable, Equatable {
         case .diverged(let since, let hubVersion):
             "the reader has seen hub version \(since), but the stream is at \(hubVersion): "
                 + "its database was restored from an older copy; take the stream's state anew"
+        case .epochChanged(let since, let reason):
+            "the reader has seen hub version \(since), but \(reason): the stream's database "
+                + "was restored from an older copy; take the stream's state anew"
+        case .pushesLost(let version, let reason):
+            "this node's earlier pushes were merged at hub version \(version), but \(reason): "
+                + "the stream's database was restored from an older copy, which lost them; "
+                + "this push was merged, push the node's state"
         case .badRequest(let what): what
         }
     }

@@ -18,6 +18,9 @@ final class HubReadCache: @unchecked Sendable {
     struct PageKey: Hashable {
         var stream: Int64
         var offset: UInt64
+        /// The epoch the readers state for the version before `offset` (they share the
+        /// answer, and so its check, only when they state the same).
+        var epoch: UInt64?
         var maxBytes: Int
     }
 

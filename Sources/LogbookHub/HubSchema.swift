@@ -192,6 +192,7 @@ public enum HubSchema {
         pageFunction,
         statePageFunction,
         statePagePlans,
+        streamEpochs,
     ]
 
     /// Applies every migration the database lacks; returns the versions applied (empty when

@@ -22,7 +22,9 @@ extension HubServer {
     /// Writes a streamed follow's frames (`FollowFrame`): the batches after the follower's
     /// offset each time a merge into the stream brings some, an empty frame after each
     /// `wait` without any, until `followStreamMax` has passed, the process shuts down, the
-    /// token no longer grants the stream, or a read fails. The stream then ends between
+    /// token no longer grants the stream, a read fails (a position the stream no longer
+    /// holds, `HubError.epochChanged`, among them), or an answer lies in another epoch than
+    /// the response's `Logbook-Epoch`. The stream then ends between
     /// frames, and the follower asks again from where the last frame ended, so a failure
     /// reaches it as the status of that request. A follower that stops reading holds this
     /// writer at its next frame until its connection closes (TCP's back pressure).
@@ -55,9 +57,15 @@ extension HubServer {
                     timeout: silentUntil - ContinuousClock.now)
             }
             generation = notifier.generation(of: follow.stream.id)
-            guard
-                let next = try? await batches(
-                    in: follow.stream, from: offset, maxBytes: follow.maxBytes, generation)
+            let page = HubReadCache.PageKey(
+                stream: follow.stream.id, offset: offset, epoch: answer.epoch,
+                maxBytes: follow.maxBytes)
+            // A frame says no epoch: each is in the one the response's header named, so an
+            // answer in another (the first merge after the database restarted) ends the
+            // stream, and the follower's next request gets it with its own header. A stream
+            // that began with no epoch (nothing merged yet) names none for any frame.
+            guard let next = try? await batches(in: follow.stream, page, generation),
+                follow.first.epoch == nil || next.epoch == follow.first.epoch
             else { break }
             answer = next
         }

@@ -11,8 +11,10 @@ import NIOCore
 ///
 /// - `GET log?from=OFFSET&max_bytes=N[&wait_ms=W]`: the changes after the reader at OFFSET
 ///   as shipped batches (`HubOffsets`), with `Logbook-Next-Offset`, `Logbook-Durable-Offset`
-///   and `Logbook-Batch-Count`; 410 below the GC horizon, 409 when OFFSET is past the
-///   stream (its database was restored from an older copy). `epoch` is accepted and unused (the hub has no epochs).
+///   `Logbook-Batch-Count` and `Logbook-Epoch` (the epoch holding the last version the
+///   answer covers); 410 below the GC horizon, 409 when OFFSET is past the stream or, with
+///   `epoch=E` (the reader's last `Logbook-Epoch`), another epoch holds its version now (the
+///   database was restored from an older copy).
 ///   With `wait_ms`, an answer with nothing new waits for a merge into the stream
 ///   (`HubChangeNotifier`) up to that long; with `wait_ms` and `frames=1` it is a streamed
 ///   follow (`FollowFrame`, `writeFrames`).
@@ -24,8 +26,11 @@ import NIOCore
 ///   `listed_collected_below` (a read-only node holds tombstones too).
 /// - `GET collectable?from=V`: the tombstones nodes may collect (`CollectableTombstones`,
 ///   JSON `CollectableTombstonesMessage`).
-/// - `POST log`: shipped batches, checked whole, merged in one transaction and answered
-///   after the commit as `POST changes` is.
+/// - `POST log[?pushed_version=V&pushed_epoch=E]`: shipped batches, checked whole, merged
+///   in one transaction and answered after the commit as `POST changes` is, with the epoch
+///   of the merge's version; 409 after the merge when the stream no longer holds version V
+///   in epoch E, where the pusher's earlier pushes were merged (`HubStore.merge(batches:
+///   into:after:)`).
 extension HubServer {
     func addReplicationRoutes(to router: Router<BasicRequestContext>) {
         router.get("streams/:stream/log") { request, context in
@@ -60,18 +65,31 @@ extension HubServer {
             }
             wait = min(.milliseconds(milliseconds), configuration.logWaitMax)
         }
+        var epoch: UInt64?
+        if let text = query.get("epoch") {
+            guard let stated = UInt64(text) else {
+                throw HTTPError(.badRequest, message: "epoch must be an unsigned integer")
+            }
+            epoch = stated
+        }
         let maxBytes = min(asked, configuration.responseBytesMax)
         let deadline = ContinuousClock.now + wait
         // The merge count first, then the read: a merge committed after the read moves it.
         var generation = notifier.generation(of: stream.id)
-        var batches = try await batches(in: stream, from: from, maxBytes: maxBytes, generation)
+        let page = HubReadCache.PageKey(
+            stream: stream.id, offset: from, epoch: epoch, maxBytes: maxBytes)
+        var batches = try await batches(in: stream, page, generation)
         if query.get("frames") == "1", wait > .zero {
             let follow = StreamedFollow(
                 token: Self.bearerToken(of: request), stream: stream, maxBytes: maxBytes,
                 wait: wait,
                 first: batches, generation: generation)
+            var headers: HTTPFields = [.contentType: FollowFrame.contentType]
+            // Every frame of the stream is in this epoch: the stream ends before one that is
+            // not, and the follower asks again (`writeFrames`).
+            headers[.logbookEpoch] = batches.epoch.map(String.init)
             return Response(
-                status: .ok, headers: [.contentType: FollowFrame.contentType],
+                status: .ok, headers: headers,
                 body: .init { writer in try await self.writeFrames(follow, to: &writer) })
         }
         // A long poll: wait for a merge into the stream, then read again, while nothing is
@@ -82,8 +100,7 @@ extension HubServer {
             await notifier.waitForMerge(
                 into: stream.id, after: generation, timeout: deadline - ContinuousClock.now)
             generation = notifier.generation(of: stream.id)
-            batches = try await self.batches(
-                in: stream, from: from, maxBytes: maxBytes, generation)
+            batches = try await self.batches(in: stream, page, generation)
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
@@ -91,29 +108,30 @@ extension HubServer {
             batches.durableOffset)
         headers[.logbookNextOffset] = String(batches.nextOffset)
         headers[.logbookBatchCount] = String(batches.batchCount)
+        headers[.logbookEpoch] = batches.epoch.map(String.init)
         return Response(
             status: .ok, headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: batches.bytes)))
     }
 
-    /// The stream's batches from `from`, read at merge count `generation` or later: shared
-    /// with other followers at the same offset while notifications arrive, read afresh
-    /// while they do not (the count may not have moved with a merge then). The read itself
-    /// carries the database bound, so a request sharing it waits no longer, and one served
-    /// from memory arms no timer.
+    /// The stream's batches from the page's offset, read at merge count `generation` or
+    /// later: shared with other followers at the same position while notifications arrive,
+    /// read afresh while they do not (the count may not have moved with a merge then). The
+    /// read itself carries the database bound, so a request sharing it waits no longer, and
+    /// one served from memory arms no timer.
     func batches(
-        in stream: HubStream, from: UInt64, maxBytes: Int, _ generation: UInt64
+        in stream: HubStream, _ page: HubReadCache.PageKey, _ generation: UInt64
     ) async throws -> FetchedBatches {
         let limit = configuration.databaseWaitMax
         let read: @Sendable () async throws -> FetchedBatches = { [store] in
             try await DatabaseDeadline.run(within: limit) {
-                try await store.batches(in: stream, from: from, maxBytes: maxBytes)
+                try await store.batches(
+                    in: stream, from: page.offset, epoch: page.epoch, maxBytes: page.maxBytes)
             }
         }
         guard notifier.isListening else { return try await mappingErrors(read) }
-        let key = HubReadCache.PageKey(stream: stream.id, offset: from, maxBytes: maxBytes)
         return try await mappingErrors {
-            try await cache.batches(key, generation: generation, read: read)
+            try await cache.batches(page, generation: generation, read: read)
         }
     }
 
@@ -139,6 +157,7 @@ extension HubServer {
                 ?? ""
         }
         response.headers[.logbookNextOffset] = String(page.covered)
+        response.headers[.logbookEpoch] = page.epoch.map(String.init)
         return response
     }
 
@@ -166,24 +185,42 @@ extension HubServer {
 
     private func push(_ request: Request, stream name: String) async throws -> Response {
         let stream = try await authorize(request, stream: name, write: true)
+        let earlier = try Self.earlierPushes(of: request)
         let body = try await ChangeJSONMessages.body(
             of: request, bytesMax: configuration.requestBytesMax)
         let report = try await mapped {
-            try await store.merge(batches: [UInt8](body), into: stream)
+            try await store.merge(batches: [UInt8](body), into: stream, after: earlier)
         }
         return Self.receipt(report)
     }
 
-    /// `{"received", "accepted", "hub_version"}`: what a push's sender is told after the
-    /// commit.
+    /// `pushed_version=V[&pushed_epoch=E]`: where the pusher's earlier pushes were merged,
+    /// as their receipt said; nil when the push does not say.
+    static func earlierPushes(of request: Request) throws -> PeerPosition? {
+        let query = request.uri.queryParameters
+        guard let text = query.get("pushed_version") else { return nil }
+        guard let version = UInt64(text) else {
+            throw HTTPError(.badRequest, message: "pushed_version must be an unsigned integer")
+        }
+        var epoch: UInt64?
+        if let text = query.get("pushed_epoch") {
+            guard let stated = UInt64(text) else {
+                throw HTTPError(.badRequest, message: "pushed_epoch must be an unsigned integer")
+            }
+            epoch = stated
+        }
+        return PeerPosition(version: version, epoch: epoch)
+    }
+
+    /// `{"received", "accepted", "hub_version"[, "epoch"]}`: what a push's sender is told
+    /// after the commit.
     static func receipt(_ report: HubMergeReport) -> Response {
         let accepted = report.acceptedCells + report.acceptedDeletions
+        var text =
+            #"{"received": \#(report.received), "accepted": \#(accepted), "hub_version": \#(report.hubVersion)"#
+        if let epoch = report.epoch { text += #", "epoch": \#(epoch)"# }
         return Response(
             status: .ok, headers: [.contentType: "application/json"],
-            body: .init(
-                byteBuffer: ByteBuffer(
-                    string:
-                        #"{"received": \#(report.received), "accepted": \#(accepted), "hub_version": \#(report.hubVersion)}"#
-                )))
+            body: .init(byteBuffer: ByteBuffer(string: text + "}")))
     }
 }

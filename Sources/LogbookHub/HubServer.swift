@@ -282,7 +282,8 @@ public struct HubServer: Sendable {
             case .tooLarge: throw HTTPError(.contentTooLarge, message: "\(error)")
             case .unknownStream: throw HTTPError(.notFound, message: "\(error)")
             case .snapshotRequired: throw HTTPError(.gone, message: "\(error)")
-            case .diverged: throw HTTPError(.conflict, message: "\(error)")
+            case .diverged, .epochChanged, .pushesLost:
+                throw HTTPError(.conflict, message: "\(error)")
             case .schemaMissing, .schemaTooNew, .database, .badDatabaseURL:
                 throw HTTPError(.serviceUnavailable, message: "\(error)")
             case .corruptRow: throw HTTPError(.internalServerError, message: "\(error)")

@@ -27,8 +27,9 @@ extension HubStore {
     /// names versions this stream does not hold: the node is still registered and its
     /// position stored, but neither claim is raised, and a warning is logged; the node's next
     /// pull is refused as diverged and it takes the state (docs/hub.md, "Acknowledgements").
-    /// A position within the head from such a history cannot be told apart here: the hub
-    /// has no epochs (docs/hub.md, "Operations: backup, failover, sizing").
+    /// A position within the head from such a history is told apart by its epoch, when the
+    /// node states one: another epoch holding that version now is handled the same way
+    /// (docs/hub.md, "Epochs").
     ///
     /// Only a node's first acknowledgement (its registration) waits for the WAL flush. The
     /// later ones commit without (`synchronous_commit` off for that transaction only): a
@@ -45,44 +46,61 @@ extension HubStore {
         let settled = HubColumns.version(
             min(HubOffsets.since(ack.settled ?? 0), ChangeLimits.versionMax))
         let listed = HubColumns.version(min(ack.listedCollectedBelow ?? 0, ChangeLimits.versionMax))
-        // `held`: the acknowledged position lies within the stream. Claims from a position
-        // the stream does not hold are stored as 0, which `greatest` below leaves unused.
+        let stated = ack.epoch.map { Int64(bitPattern: $0) }
+        // `held`: the acknowledged position lies within the stream and, when the node states
+        // the epoch it saw that version in, the same epoch holds it now. Claims from a
+        // position the stream does not hold are stored as 0, which `greatest` leaves unused.
         let rows = try await client.query(
             """
-            INSERT INTO logbook_stream_nodes
-                (stream_id, node_id, acknowledged_version, acknowledged_at, settled_version,
-                 listed_collected_below)
-            SELECT stream_id, \(HubColumns.nodeId(ack.node)), \(version), now(),
-                CASE WHEN held THEN least(\(settled), \(version), hub_version) ELSE 0 END,
-                CASE WHEN held THEN least(\(listed), collectable_below) ELSE 0 END
-            FROM logbook_streams,
-                LATERAL (SELECT \(version) <= hub_version AS held) AS acknowledged, (
-                SELECT set_config('synchronous_commit', CASE WHEN EXISTS (
-                    SELECT 1 FROM logbook_stream_nodes
-                    WHERE stream_id = \(stream.id) AND node_id = \(HubColumns.nodeId(ack.node))
-                ) THEN 'off' ELSE 'on' END, true)) AS registration
-            WHERE stream_id = \(stream.id)
-            ON CONFLICT (stream_id, node_id) DO UPDATE
-            SET acknowledged_version = excluded.acknowledged_version,
-                acknowledged_at = excluded.acknowledged_at,
-                settled_version = greatest(
-                    logbook_stream_nodes.settled_version, excluded.settled_version),
-                listed_collected_below = greatest(
-                    logbook_stream_nodes.listed_collected_below, excluded.listed_collected_below)
-            RETURNING (SELECT hub_version FROM logbook_streams WHERE stream_id = \(stream.id))
+            WITH position AS (
+                SELECT stream_id, hub_version, collectable_below,
+                    \(version) <= hub_version AND (\(stated)::bigint IS NULL OR \(version) = 0
+                        OR coalesce((
+                            SELECT e.epoch_id FROM logbook_stream_epochs AS e
+                            WHERE e.stream_id = s.stream_id AND e.first_version <= \(version)
+                            ORDER BY e.first_version DESC LIMIT 1), \(stated)) = \(stated))
+                    AS held
+                FROM logbook_streams AS s WHERE stream_id = \(stream.id)
+            ), stored AS (
+                INSERT INTO logbook_stream_nodes
+                    (stream_id, node_id, acknowledged_version, acknowledged_at, settled_version,
+                     listed_collected_below)
+                SELECT stream_id, \(HubColumns.nodeId(ack.node)), \(version), now(),
+                    CASE WHEN held THEN least(\(settled), \(version), hub_version) ELSE 0 END,
+                    CASE WHEN held THEN least(\(listed), collectable_below) ELSE 0 END
+                FROM position, (
+                    SELECT set_config('synchronous_commit', CASE WHEN EXISTS (
+                        SELECT 1 FROM logbook_stream_nodes
+                        WHERE stream_id = \(stream.id)
+                            AND node_id = \(HubColumns.nodeId(ack.node))
+                    ) THEN 'off' ELSE 'on' END, true)) AS registration
+                ON CONFLICT (stream_id, node_id) DO UPDATE
+                SET acknowledged_version = excluded.acknowledged_version,
+                    acknowledged_at = excluded.acknowledged_at,
+                    settled_version = greatest(
+                        logbook_stream_nodes.settled_version, excluded.settled_version),
+                    listed_collected_below = greatest(
+                        logbook_stream_nodes.listed_collected_below,
+                        excluded.listed_collected_below)
+            )
+            SELECT hub_version, held FROM position
             """, logger: logger)
-        var head: Int64?
-        for try await stored in rows.decode(Int64.self) { head = stored }
-        guard let head else { throw HubError.unknownStream(stream.name) }
+        var answer: (head: Int64, held: Bool)?
+        for try await row in rows.decode((Int64, Bool).self) { answer = row }
+        guard let answer else { throw HubError.unknownStream(stream.name) }
         let receipt = HubAcknowledgementReceipt(
             acknowledgedVersion: HubColumns.version(stored: version),
-            streamVersion: HubColumns.version(stored: head))
+            streamVersion: HubColumns.version(stored: answer.head), positionHeld: answer.held)
         if !receipt.positionHeld {
             logger.warning(
-                "acknowledgement of a position past the stream; settled and listed not raised",
+                """
+                acknowledgement of a position the stream does not hold (past its version, or \
+                in an epoch it no longer holds); settled and listed not raised
+                """,
                 metadata: [
                     "stream": "\(stream.name)", "node": "\(ack.node)",
                     "acknowledged_version": "\(receipt.acknowledgedVersion)",
+                    "stated_epoch": "\(ack.epoch.map(String.init) ?? "none")",
                     "hub_version": "\(receipt.streamVersion)",
                 ])
         }
@@ -334,7 +352,8 @@ public struct HubAcknowledgementReceipt: Sendable, Equatable {
     /// The stream's head when the acknowledgement was stored.
     public var streamVersion: UInt64
 
-    /// Whether the stream holds the acknowledged position; when not, the node's settled pull
-    /// and listed collection were not raised.
-    public var positionHeld: Bool { acknowledgedVersion <= streamVersion }
+    /// Whether the stream holds the acknowledged position (within its version, and in the
+    /// epoch the node stated, when it did); when not, the node's settled pull and listed
+    /// collection were not raised.
+    public var positionHeld: Bool
 }

@@ -13,19 +13,40 @@ extension HubStore {
     static let pushRawBytesMax = 32 << 20
 
     /// The stream's changes after the reader at `offset`, as shipped batches: whole
-    /// versions, about `maxBytes` of them (at least one version). Throws `.diverged` when
-    /// `offset` names a version the stream has not reached, `.snapshotRequired` below the
+    /// versions, about `maxBytes` of them (at least one version), with the epoch holding
+    /// the last version the answer covers. Throws `.diverged` when `offset` names a version
+    /// the stream has not reached, `.epochChanged` when the reader states the epoch it saw
+    /// that version in (`epoch`) and another holds it now, `.snapshotRequired` below the
     /// stream's GC horizon.
-    public func batches(in stream: HubStream, from offset: UInt64, maxBytes: Int) async throws
-        -> FetchedBatches
-    {
+    public func batches(
+        in stream: HubStream, from offset: UInt64, epoch: UInt64? = nil, maxBytes: Int
+    ) async throws -> FetchedBatches {
         try await batches(
-            in: stream, from: offset, maxBytes: maxBytes, pageRows: Self.pipelinedPageRows)
+            in: stream, from: offset, epoch: epoch, maxBytes: maxBytes,
+            pageRows: Self.pipelinedPageRows)
     }
 
-    /// `batches(in:from:maxBytes:)` reading at most `pageRows` rows of each table per query
-    /// (the answer does not depend on it; at least 1).
-    func batches(in stream: HubStream, from offset: UInt64, maxBytes: Int, pageRows: Int)
+    /// `batches(in:from:epoch:maxBytes:)` reading at most `pageRows` rows of each table per
+    /// query (the answer does not depend on it; at least 1).
+    func batches(
+        in stream: HubStream, from offset: UInt64, epoch: UInt64? = nil, maxBytes: Int,
+        pageRows: Int
+    ) async throws -> FetchedBatches {
+        var answer = try await pages(
+            in: stream, from: offset, maxBytes: maxBytes, pageRows: pageRows)
+        // After the pages: the epoch of every version they hold has committed with it. A
+        // restore between the two reads costs the reader a resync at its next request.
+        let since = HubOffsets.since(offset)
+        let reading = try await epochs(of: stream, at: since, HubOffsets.since(answer.nextOffset))
+        if let reason = reading.reasonNotHeld(since, stated: epoch) {
+            throw HubError.epochChanged(since: since, reason: reason)
+        }
+        answer.epoch = reading.epochs.second
+        return answer
+    }
+
+    /// The pages of `batches(in:from:epoch:maxBytes:pageRows:)`, without the epochs.
+    private func pages(in stream: HubStream, from offset: UInt64, maxBytes: Int, pageRows: Int)
         async throws -> FetchedBatches
     {
         let since = HubOffsets.since(offset)
@@ -75,21 +96,48 @@ extension HubStore {
 
     /// One page of the stream's state: whole records after `after` in id order, about
     /// `changesMax` changes, covering every version up to the stream's when the page was
-    /// read (the state only grows while a reader pages, so the first page's position holds).
+    /// read (the state only grows while a reader pages, so the first page's position holds),
+    /// with the epoch holding that version.
     public func statePage(in stream: HubStream, after: String?, changesMax: Int) async throws
         -> StatePage
     {
         guard changesMax > 0 else { throw HubError.tooLarge("a page size must be positive") }
         let reader = HubStateReader(stream: stream, after: after, changesMax: changesMax)
-        let page = try await reader.read(on: client, logger: logger)
+        var page = try await reader.read(on: client, logger: logger)
         metrics.pulledChanges.increment(by: Int64(page.changes.count))
+        // The epoch of the version the page covers, read after it (as for `batches`).
+        let covered = HubOffsets.since(page.covered)
+        page.epoch = try await epochs(of: stream, at: covered, covered).epochs.first
         return page
     }
 
     /// Merges a pushed body of shipped batches (`ShippedBatchReader`'s checks: headers,
     /// CRCs, framing, bounds) into `stream`; refuses it whole, merging nothing, when any
-    /// check fails or it announces more than a push may hold.
-    public func merge(batches bytes: [UInt8], into stream: HubStream) async throws
+    /// check fails or it announces more than a push may hold. The report names the epoch
+    /// holding the merge's version.
+    ///
+    /// `earlier` is where the pusher's previous pushes were merged, as their receipt said
+    /// (`PeerPosition`). When the stream no longer holds it — past its version, or another
+    /// epoch holds that version now: the database was restored from an older copy, which
+    /// lost those pushes — this throws `.pushesLost` after merging, so the pusher pushes its
+    /// whole state. The check comes after the merge: a restore before it begins a new epoch
+    /// at this merge's version at the latest (migration 8), so the check cannot miss it.
+    public func merge(
+        batches bytes: [UInt8], into stream: HubStream, after earlier: PeerPosition? = nil
+    ) async throws -> HubMergeReport {
+        var report = try await mergeShipped(bytes, into: stream)
+        let checked = earlier?.version ?? report.hubVersion
+        guard checked > 0 || report.hubVersion > 0 else { return report }
+        let reading = try await epochs(of: stream, at: checked, report.hubVersion)
+        if let earlier, let reason = reading.reasonNotHeld(earlier.version, stated: earlier.epoch) {
+            throw HubError.pushesLost(version: earlier.version, reason: reason)
+        }
+        report.epoch = reading.epochs.second
+        return report
+    }
+
+    /// `merge(batches:into:after:)` without the check or the epoch.
+    private func mergeShipped(_ bytes: [UInt8], into stream: HubStream) async throws
         -> HubMergeReport
     {
         let changes: [Change<String, String, Value>]

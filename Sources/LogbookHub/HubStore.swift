@@ -142,6 +142,9 @@ public struct HubMergeReport: Sendable, Equatable {
     public var received: Int
     /// The hub version the merge took (0 when the push was empty).
     public var hubVersion: UInt64 = 0
+    /// The epoch holding `hubVersion`, when the merge was of shipped batches
+    /// (`HubStore.merge(batches:into:after:)`; nil for an empty push).
+    public var epoch: UInt64?
     /// Column values written (new, or winning over what the hub held).
     public var acceptedCells = 0
     /// Records newly deleted.

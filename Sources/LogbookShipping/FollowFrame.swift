@@ -89,10 +89,10 @@ public struct FollowFrame: Sendable, Equatable {
 }
 
 extension FollowFrame {
-    /// The frame as the answer of one fetch.
-    var batches: FetchedBatches {
+    /// The frame as the answer of one fetch, in `epoch` (the stream's `Logbook-Epoch`).
+    func batches(epoch: UInt64?) -> FetchedBatches {
         FetchedBatches(
             bytes: payload, batchCount: batchCount, durableOffset: durableOffset,
-            nextOffset: nextOffset)
+            nextOffset: nextOffset, epoch: epoch)
     }
 }

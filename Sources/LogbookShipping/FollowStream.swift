@@ -17,12 +17,16 @@ final class FollowStream: @unchecked Sendable {
     private(set) var position: UInt64
     /// The bytes asked for per frame (a fetch asking for another amount opens a new stream).
     let maxBytes: Int
+    /// The response's `Logbook-Epoch`: a hub ends the stream before a frame in another
+    /// epoch, so it is every frame's.
+    let epoch: UInt64?
 
     /// A stream of `response`'s frames, each refused when it announces a payload above
     /// `payloadBytesMax`.
     init(_ response: HTTPClientResponse, position: UInt64, maxBytes: Int, payloadBytesMax: Int) {
         self.position = position
         self.maxBytes = maxBytes
+        epoch = response.headers.first(name: ShippingHeaders.epoch).flatMap(UInt64.init)
         reader = Task { [mailbox, body = response.body] in
             var frames = FrameReader(body: body.makeAsyncIterator())
             while true {

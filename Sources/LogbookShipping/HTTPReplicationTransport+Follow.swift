@@ -16,7 +16,7 @@ extension HTTPReplicationTransport {
             let frame = try await open.next(within: timeout, peer: peerName)
         {
             followStreams.keep(open)
-            return .batches(frame.batches)
+            return .batches(frame.batches(epoch: open.epoch))
         }
         // No stream at this offset, or the peer ended it between frames: open one.
         let opened = try await transferOrStream(
@@ -34,7 +34,7 @@ extension HTTPReplicationTransport {
                     message: "\(peerName): the streamed follow ended before its first frame")
             }
             followStreams.keep(stream)
-            return .batches(frame.batches)
+            return .batches(frame.batches(epoch: stream.epoch))
         }
     }
 

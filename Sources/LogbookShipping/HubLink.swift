@@ -28,7 +28,7 @@ public struct HubLink: Sendable {
                 accepted \(pulled.accepted)
                 """
             if let reason = pushed.restartReason {
-                lines += "\npush cursor not held by this log, state pushed instead: \(reason)"
+                lines += "\npush restarted, state pushed instead: \(reason)"
             }
             if let reason = pulled.restartReason {
                 lines += "\npull cursor's merges not held by this log, pulled from the start: "

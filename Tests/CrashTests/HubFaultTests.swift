@@ -111,6 +111,7 @@ struct HubFaultTests {
         // during the restart is not pushed again, and a lost acknowledged change would
         // leave the digests short. Syncs refused while the database comes back retry.
         var outputs: [String: String] = [:]
+        var everyRound = ""
         for round in 0..<3 {
             for node in nodes {
                 let deadline = ContinuousClock.now + .seconds(60)
@@ -118,6 +119,7 @@ struct HubFaultTests {
                     let result = try await sync(node, through: hubs[1].url)
                     if result.status == 0 {
                         outputs[node] = result.standardOutput
+                        everyRound += result.standardOutput
                         break
                     }
                     let inTime = ContinuousClock.now < deadline
@@ -127,6 +129,16 @@ struct HubFaultTests {
                 }
             }
         }
+        // The restart began a new epoch of the stream (its server's start time changed), and
+        // since it lost nothing, no node's position was refused: no cursor restarted.
+        #expect(
+            cluster.psql(
+                """
+                DO $$ BEGIN IF (SELECT count(*) FROM logbook_stream_epochs) < 2 THEN
+                    RAISE EXCEPTION 'the restart began no epoch'; END IF; END $$
+                """) == 0)
+        #expect(!everyRound.contains("restarted"), "\(everyRound)")
+        #expect(!everyRound.contains("from the start"), "\(everyRound)")
         let expected = "digest: \(StateDigest(of: reference))"
         for node in nodes {
             let output = outputs[node] ?? ""
@@ -200,6 +212,18 @@ struct PrivateCluster {
             throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: directory])
         }
         url = "postgres://logbook@127.0.0.1:\(port)/postgres?sslmode=disable"
+    }
+
+    /// Runs `sql` with psql, stopping at the first error; its exit status.
+    @discardableResult
+    func psql(_ sql: String) -> Int32 {
+        let port = URLComponents(string: url)?.port ?? 0
+        return Self.run(
+            bin + "/psql",
+            [
+                "-h", "127.0.0.1", "-p", String(port), "-U", "logbook", "-d", "postgres",
+                "-v", "ON_ERROR_STOP=1", "-c", sql,
+            ])
     }
 
     /// Runs `pg_ctl -D DATA arguments…`; its exit status.

@@ -17,7 +17,7 @@ import Testing
         let lines = report.text.split(separator: "\n").map(String.init)
         #expect(
             lines.contains(
-                "push cursor not held by this log; the state was pushed instead: "
+                "push restarted; the state was pushed instead: "
                     + "offset 40 is past this log's durable end 12"))
         #expect(
             lines.contains(
@@ -29,5 +29,6 @@ import Testing
         let report = SyncReport(
             directory: "d", from: "http://peer", pulled: ReplicationReport(), digest: "0")
         #expect(!report.text.contains("not held by this log"))
+        #expect(!report.text.contains("restarted"))
     }
 }

@@ -44,7 +44,7 @@ import Testing
                     node: 1, offset: HubOffsets.after(version: 1),
                     settled: HubOffsets.after(version: 3)),
                 in: stream)
-            #expect(receipt == .init(acknowledgedVersion: 1, streamVersion: 3))
+            #expect(receipt == .init(acknowledgedVersion: 1, streamVersion: 3, positionHeld: true))
             #expect(try await Self.standing(of: 1, in: stream, store)?.settled == 1)
             // Once the node acknowledges further, its claim counts in full.
             try await store.acknowledge(

@@ -16,6 +16,26 @@ extension PeerLedger {
         all[peer]?.pushedEpoch
     }
 
+    /// Where `peer` merged our last acknowledged push, when it said.
+    public func pushMergedAt(for peer: String) -> PeerPosition? {
+        all[peer]?.pushMergedAt
+    }
+
+    /// Why the next push to `peer` must push our whole state, when it must
+    /// (`requirePushRestart`).
+    public func pushRestartReason(for peer: String) -> String? {
+        all[peer]?.pushRestart
+    }
+
+    /// Records (durably) that the next push to `peer` must push our whole state, for
+    /// `reason`: a pull found that the peer no longer holds what it had, so it may have lost
+    /// what we pushed, and the echo ranges may hold back changes it no longer has. Nothing
+    /// happens for a peer we never pushed to.
+    public func requirePushRestart(for peer: String, reason: String) throws {
+        guard let entry = all[peer], entry.pushed != nil || entry.echoes != nil else { return }
+        try update(peer, persistence: .durable) { $0.pushRestart = reason }
+    }
+
     /// The peers this node pushes to (hubs), ascending: each entry with a push cursor, echo
     /// ranges or pulls to settle (a hub's pull remembers those before the first push).
     public var pushPeers: [String] {
@@ -54,14 +74,18 @@ extension PeerLedger {
     }
 
     /// Records (as progress, `makeDurable` syncs it) that `peer` holds everything of our log
-    /// below `offset`, whose record before it was written in `epoch`; forgets the echo
-    /// ranges that end below it. The cursor only moves forward.
-    public func setPushCursor(_ offset: UInt64, epoch: UInt64? = nil, for peer: String) throws {
+    /// below `offset`, whose record before it was written in `epoch`, and merged our last
+    /// push at `mergedAt` (kept as it was when nil); forgets the echo ranges that end below
+    /// it. The cursor only moves forward.
+    public func setPushCursor(
+        _ offset: UInt64, epoch: UInt64? = nil, mergedAt: PeerPosition? = nil, for peer: String
+    ) throws {
         try update(peer, persistence: .progress) { entry in
             if offset >= entry.pushed ?? 0 {
                 entry.pushed = offset
                 entry.pushedEpoch = epoch
             }
+            if let mergedAt { entry.pushMergedAt = mergedAt }
             entry.settlePulls()
             let kept = (entry.echoes ?? []).filter { $0.count == 2 && $0[1] > offset }
             entry.echoes = kept.isEmpty ? nil : kept
@@ -72,14 +96,21 @@ extension PeerLedger {
 extension PeerLedger {
     /// Replaces `peer`'s push cursor with `offset` (even a lower one), after a push found
     /// the old cursor naming a position this log does not hold (a directory restored from
-    /// an older copy, a `peers.json` from elsewhere) and pushed the whole state instead.
+    /// an older copy, a `peers.json` from elsewhere), or the peer no longer holding what we
+    /// pushed (`PeerLostPushes`, `requirePushRestart`), and pushed the whole state instead.
     /// Forgets every echo range: they may name offsets of that other history, where they
     /// would hide this log's own changes from every push; without them a push at worst
-    /// sends the peer some of its own changes back, which its merge rejects.
-    public func restartPush(at offset: UInt64, epoch: UInt64?, for peer: String) throws {
+    /// sends the peer some of its own changes back, which its merge rejects. `mergedAt` is
+    /// where the peer merged the state's last page (nil when it said nothing); a restart
+    /// asked for (`requirePushRestart`) is done.
+    public func restartPush(
+        at offset: UInt64, epoch: UInt64?, mergedAt: PeerPosition? = nil, for peer: String
+    ) throws {
         try update(peer, persistence: .progress) { entry in
             entry.pushed = offset
             entry.pushedEpoch = epoch
+            entry.pushMergedAt = mergedAt
+            entry.pushRestart = nil
             entry.echoes = nil
             entry.settlePulls()
         }

@@ -54,6 +54,13 @@ public final class PeerLedger: @unchecked Sendable {
         /// unknown: set by an older build, or `pushed` is 0). With `pushed`, the position
         /// a push checks its log still holds (`PushSession`).
         public var pushedEpoch: UInt64?
+        /// Push: where the peer merged our last acknowledged push, as its receipt said (a
+        /// hub's stream version and epoch); stated with the next push, which the peer
+        /// refuses once it no longer holds it (`PeerLostPushes`).
+        public var pushMergedAt: PeerPosition?
+        /// Push: why the next push must push our whole state (a pull found that the peer no
+        /// longer holds what it had, so it may have lost our pushes too), until one has.
+        public var pushRestart: String?
         /// Push: ranges `[start, end)` of our log holding changes pulled from this peer, not
         /// yet passed by `pushed`: a push skips them (never an echo of what the peer sent).
         public var echoes: [[UInt64]]?

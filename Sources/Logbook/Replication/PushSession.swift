@@ -14,6 +14,12 @@ import LogbookCRDT
 /// restored from an older copy, a `peers.json` from elsewhere): pushing on from it would
 /// skip the changes this log wrote at those offsets since, and the peer would never get
 /// them. The cursor is then replaced, not only moved forward (`PeerLedger.restartPush`).
+///
+/// Each push states where the peer merged the last one (`PeerPosition`, from its receipt).
+/// A peer that no longer holds that position — a hub whose database was restored from an
+/// older copy, which lost those pushes — says so after merging (`PeerLostPushes`), and the
+/// state is pushed the same way; so it is after a pull found the peer's history diverged
+/// (`PeerLedger.requirePushRestart`).
 public struct PushSession: Sendable {
     /// How much one push carries.
     public struct Options: Sendable {
@@ -65,29 +71,46 @@ public struct PushSession: Sendable {
     }
 
     /// One push from the durable cursor (or nothing, when the cursor is at the durable end).
+    /// The whole state instead when the cursor names a position this log does not hold, a
+    /// pull asked for it (`PeerLedger.requirePushRestart`), or the peer answers that it no
+    /// longer holds where it merged our earlier pushes (`PeerLostPushes`).
     public func step() async throws -> PushReport {
         var report = PushReport()
+        do {
+            try await step(into: &report)
+        } catch let lost as PeerLostPushes {
+            report.restarts += 1
+            report.restartReason = lost.reason
+            try await pushState(into: &report, restarting: true)
+        }
+        return report
+    }
+
+    private func step(into report: inout PushReport) async throws {
         let cursor = ledger.pushCursor(for: peer)
         report.cursor = cursor
-        if let reason = positionNotHeld(cursor) {
+        let notHeld = positionNotHeld(cursor).map {
+            "this log does not hold the push cursor: " + $0
+        }
+        if let reason = notHeld ?? ledger.pushRestartReason(for: peer) {
             report.restarts += 1
             report.restartReason = reason
             try await pushState(into: &report, restarting: true)
-            return report
+            return
         }
         guard let shipped = try storedBatches(from: cursor) else {
             try await pushState(into: &report, restarting: false)
-            return report
+            return
         }
         report.durableOffset = shipped.durableOffset
-        guard shipped.batchCount > 0 else { return report }
+        guard shipped.batchCount > 0 else { return }
         var (records, end) = try ShippedBatchReader.changesWithOffsets(
             in: shipped.bytes, from: cursor)
         let readCount = records.count
         // After the log is read: a pulled merge it holds is then held back or known.
         let (heldFrom, echoes) = ledger.pushExclusions(for: peer)
         if let heldFrom, heldFrom < end {
-            guard heldFrom > cursor else { return report }  // the next step takes it
+            guard heldFrom > cursor else { return }  // the next step takes it
             records.removeAll { $0.0 >= heldFrom }
             end = heldFrom
         }
@@ -104,18 +127,20 @@ public struct PushSession: Sendable {
         }
         // Stored bytes go as they are when they hold exactly what must be sent; otherwise
         // what is kept is framed anew.
+        var mergedAt = ledger.pushMergedAt(for: peer)
         if !kept.isEmpty {
             if kept.count == readCount, kept.count <= options.changesPerPushMax,
                 Self.firstBatchStarts(in: shipped.bytes, atOrAfter: cursor)
             {
-                try await send(shipped.bytes, changeCount: kept.count, into: &report)
+                try await send(
+                    shipped.bytes, changeCount: kept.count, mergedAt: &mergedAt, into: &report)
             } else {
-                try await send(kept, into: &report)
+                try await send(kept, mergedAt: &mergedAt, into: &report)
             }
         }
-        try ledger.setPushCursor(end, epoch: logbook.epochId(before: end), for: peer)
+        try ledger.setPushCursor(
+            end, epoch: logbook.epochId(before: end), mergedAt: mergedAt, for: peer)
         report.cursor = end
-        return report
     }
 
     /// Why this log does not hold the push cursor's position, or nil when it does
@@ -140,7 +165,9 @@ public struct PushSession: Sendable {
     ) async throws {
         while !Task.isCancelled {
             let cursor = ledger.pushCursor(for: peer)
-            if logbook.durableOffset > cursor || positionNotHeld(cursor) != nil {
+            if logbook.durableOffset > cursor || positionNotHeld(cursor) != nil
+                || ledger.pushRestartReason(for: peer) != nil
+            {
                 let report = try await step()
                 onStep(report)
                 // A step that could not move (a pulled merge holds the rest) waits a poll.
@@ -174,45 +201,54 @@ public struct PushSession: Sendable {
 
     /// Sends `changes` in pushes of at most `changesPerPushMax`, framed anew.
     private func send(
-        _ changes: [(UInt64, Change<String, String, Value>)], into report: inout PushReport
+        _ changes: [(UInt64, Change<String, String, Value>)], mergedAt: inout PeerPosition?,
+        into report: inout PushReport
     ) async throws {
         var start = changes.startIndex
         while start < changes.endIndex {
             let end = min(start + options.changesPerPushMax, changes.endIndex)
             var writer = ShippedBatchWriter()
             for (offset, change) in changes[start..<end] { writer.add(change, at: offset) }
-            try await send(writer.finish(), changeCount: end - start, into: &report)
+            try await send(
+                writer.finish(), changeCount: end - start, mergedAt: &mergedAt, into: &report)
             start = end
         }
     }
 
-    private func send(_ bytes: [UInt8], changeCount: Int, into report: inout PushReport)
-        async throws
-    {
-        let receipt = try await transport.push(bytes, changeCount: changeCount)
+    /// One push, stating where the peer merged the last one (`mergedAt`), which becomes
+    /// where it merged this one when its receipt says.
+    private func send(
+        _ bytes: [UInt8], changeCount: Int, mergedAt: inout PeerPosition?,
+        into report: inout PushReport
+    ) async throws {
+        let receipt = try await transport.push(bytes, changeCount: changeCount, after: mergedAt)
+        mergedAt = receipt.position ?? mergedAt
         report.pushes += 1
         report.sent += changeCount
         report.accepted += receipt.accepted
     }
 
     /// Pushes the state page by page, then moves the cursor to what the first page covered
-    /// (the state only grows while it pages); `restarting` replaces the cursor instead.
+    /// (the state only grows while it pages); `restarting` replaces the cursor instead, and
+    /// states no earlier push: the peer's word on those is what the restart sets aside.
     private func pushState(into report: inout PushReport, restarting: Bool) async throws {
         let source = ReplicationSource(logbook: logbook, ledger: ledger)
         var after: String?
         var covered: UInt64?
+        var mergedAt = restarting ? nil : ledger.pushMergedAt(for: peer)
         repeat {
             let page = source.statePage(after: after, changesMax: options.statePageChanges)
             if covered == nil { covered = page.covered }
             let numbered = page.changes.enumerated().map { (UInt64($0.offset), $0.element) }
-            if !numbered.isEmpty { try await send(numbered, into: &report) }
+            if !numbered.isEmpty { try await send(numbered, mergedAt: &mergedAt, into: &report) }
             after = page.nextAfter
         } while after != nil
         let cursor = covered ?? 0
+        let epoch = logbook.epochId(before: cursor)
         if restarting {
-            try ledger.restartPush(at: cursor, epoch: logbook.epochId(before: cursor), for: peer)
+            try ledger.restartPush(at: cursor, epoch: epoch, mergedAt: mergedAt, for: peer)
         } else {
-            try ledger.setPushCursor(cursor, epoch: logbook.epochId(before: cursor), for: peer)
+            try ledger.setPushCursor(cursor, epoch: epoch, mergedAt: mergedAt, for: peer)
         }
         report.statePushes += 1
         report.cursor = cursor

@@ -11,6 +11,51 @@ public protocol PushTransport: Sendable {
     /// refused them or the answer did not arrive: the push is then retried from the same
     /// cursor (merging the same changes twice changes nothing).
     func push(_ batches: [UInt8], changeCount: Int) async throws -> PushReceipt
+
+    /// `push(_:changeCount:)`, stating where the peer merged this node's earlier pushes (the
+    /// last receipt's `position`, nil before the first). A peer that no longer holds that
+    /// position (a hub whose database was restored from an older copy) merges the push and
+    /// then throws `PeerLostPushes`, so the session pushes its whole state. The default
+    /// states nothing.
+    func push(_ batches: [UInt8], changeCount: Int, after earlier: PeerPosition?) async throws
+        -> PushReceipt
+}
+
+extension PushTransport {
+    /// A transport to a peer that keeps no positions: the push states nothing.
+    public func push(_ batches: [UInt8], changeCount: Int, after earlier: PeerPosition?)
+        async throws -> PushReceipt
+    {
+        try await push(batches, changeCount: changeCount)
+    }
+}
+
+/// A position in a peer's history as the peer numbers it: a hub's stream version and the
+/// epoch holding it (nil when the peer did not say).
+public struct PeerPosition: Sendable, Equatable, Codable {
+    /// The peer's version.
+    public var version: UInt64
+    /// The epoch that held `version` when the peer said so.
+    public var epoch: UInt64?
+
+    /// A position.
+    public init(version: UInt64, epoch: UInt64?) {
+        self.version = version
+        self.epoch = epoch
+    }
+}
+
+/// The peer no longer holds the position where it merged this node's earlier pushes: a
+/// restore lost them. The push that found it out was merged.
+public struct PeerLostPushes: Error, CustomStringConvertible, Sendable {
+    /// The peer's words.
+    public var reason: String
+
+    /// An error with the peer's words.
+    public init(reason: String) { self.reason = reason }
+
+    /// The peer's words.
+    public var description: String { reason }
 }
 
 /// A peer's answer to a push, given after its commit.
@@ -19,11 +64,21 @@ public struct PushReceipt: Sendable, Equatable {
     public var accepted: Int
     /// The peer's version after the push, when it says (a hub's stream version).
     public var peerVersion: UInt64?
+    /// The epoch holding `peerVersion`, when the peer says.
+    public var peerEpoch: UInt64?
 
     /// A receipt.
-    public init(accepted: Int, peerVersion: UInt64? = nil) {
+    public init(accepted: Int, peerVersion: UInt64? = nil, peerEpoch: UInt64? = nil) {
         self.accepted = accepted
         self.peerVersion = peerVersion
+        self.peerEpoch = peerEpoch
+    }
+
+    /// Where the peer merged the push, when it said (a version of 0 says nothing: an
+    /// empty push took none).
+    public var position: PeerPosition? {
+        guard let peerVersion, peerVersion > 0 else { return nil }
+        return PeerPosition(version: peerVersion, epoch: peerEpoch)
     }
 }
 

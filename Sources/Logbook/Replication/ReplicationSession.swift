@@ -281,10 +281,19 @@ public struct ReplicationSession: Sendable {
     }
 
     /// Takes the peer's state after an answer that was not batches; returns the new cursor.
+    /// A peer that no longer holds what was pulled from it (a hub restored from an older
+    /// copy) may have lost what this node pushed to it too: the next push pushes the whole
+    /// state (`PeerLedger.requirePushRestart`; nothing for a peer never pushed to).
     private func restoreFromState(after answer: BatchAnswer, _ report: inout ReplicationReport)
         async throws -> UInt64
     {
-        if case .diverged = answer { report.divergences += 1 }
+        if case .diverged(let reason) = answer {
+            report.divergences += 1
+            try ledger.requirePushRestart(
+                for: peer,
+                reason: "the peer no longer holds what this node pulled from it: "
+                    + reason.prefix(300))
+        }
         let covered = try await restoreFromState(&report)
         report.snapshots += 1
         return covered

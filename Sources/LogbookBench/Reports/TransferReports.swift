@@ -104,7 +104,7 @@ package struct SyncReport: CommandReport {
         )
         if let reason = pushed?.restartReason {
             lines.append(
-                "push cursor not held by this log; the state was pushed instead: " + reason)
+                "push restarted; the state was pushed instead: " + reason)
         }
         if let reason = pulled.restartReason {
             lines.append(
