@@ -64,4 +64,34 @@ import Testing
         let next = try await push.pushAll()
         #expect(next.restarts == 0 && next.statePushes == 0 && next.sent == 1, "\(next)")
     }
+    /// A peer that lost what it had (a hub restored from an older copy): the request to
+    /// restart survives a reopen, the settled pulls that stood on the lost pushes are
+    /// forgotten, and the next push sends the state and clears it.
+    @Test func aPushRestartAskedForIsDurableAndForgetsSettledPulls() async throws {
+        let fileSystem = SimulatedFileSystem()
+        let node = try Logbook.open(
+            directory: "/node", nodeId: 1, options: smallLogOptions(fileSystem: fileSystem))
+        defer { try? node.close() }
+        for index in 0..<5 { try await node.insertOrUpdate("r\(index)", fields: [("v", 1)]) }
+        try node.sync()
+        let hub = Transport()
+        var ledger = try PeerLedger(for: node)
+        _ = try await PushSession(logbook: node, ledger: ledger, transport: hub).pushAll()
+        try ledger.setCursor(7, for: hub.peerName, nodeId: nil, logEnd: node.durableOffset)
+        #expect(ledger.pullSettled(for: hub.peerName) == 7)
+
+        try ledger.requirePushRestart(for: hub.peerName, reason: "the hub lost it")
+        ledger = try PeerLedger(for: node)
+        #expect(ledger.pushRestartReason(for: hub.peerName) == "the hub lost it")
+        #expect(ledger.pullSettled(for: hub.peerName) == nil)
+        let before = hub.pushed.count
+        let report = try await PushSession(logbook: node, ledger: ledger, transport: hub)
+            .pushAll()
+        #expect(report.restarts == 1 && report.restartReason == "the hub lost it")
+        #expect(hub.pushed.count - before == 5, "the state: five records of one field")
+        #expect(ledger.pushRestartReason(for: hub.peerName) == nil)
+        // A peer this node never pushed to is left alone.
+        try ledger.requirePushRestart(for: "http://elsewhere", reason: "x")
+        #expect(ledger.pushRestartReason(for: "http://elsewhere") == nil)
+    }
 }

@@ -28,12 +28,19 @@ extension PeerLedger {
     }
 
     /// Records (durably) that the next push to `peer` must push our whole state, for
-    /// `reason`: a pull found that the peer no longer holds what it had, so it may have lost
-    /// what we pushed, and the echo ranges may hold back changes it no longer has. Nothing
-    /// happens for a peer we never pushed to.
+    /// `reason`: the peer no longer holds what it had (a pull found it, or a push was
+    /// answered `PeerLostPushes`), so it may have lost what we pushed, and the echo ranges
+    /// may hold back changes it no longer has. Until a restarted push is done the flag
+    /// stays, so a state push cut short is pushed again. The settled pulls are forgotten:
+    /// each stood on pushes the peer may have lost, and the peer's GC trusts them (pulls
+    /// after the restart settle anew). Nothing happens for a peer we never pushed to.
     public func requirePushRestart(for peer: String, reason: String) throws {
         guard let entry = all[peer], entry.pushed != nil || entry.echoes != nil else { return }
-        try update(peer, persistence: .durable) { $0.pushRestart = reason }
+        try update(peer, persistence: .durable) { entry in
+            entry.pushRestart = reason
+            entry.pullSettled = nil
+            entry.pullsPending = nil
+        }
     }
 
     /// The peers this node pushes to (hubs), ascending: each entry with a push cursor, echo

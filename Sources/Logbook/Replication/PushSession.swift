@@ -81,6 +81,7 @@ public struct PushSession: Sendable {
         } catch let lost as PeerLostPushes {
             report.restarts += 1
             report.restartReason = lost.reason
+            try ledger.requirePushRestart(for: peer, reason: lost.reason)
             try await pushState(into: &report, restarting: true)
         }
         return report
