@@ -182,7 +182,9 @@ struct HubFaultTests {
 struct PrivateCluster {
     let bin: String
     let directory: String
-    let url: String
+    let port: Int
+    var url: String { "postgres://logbook@127.0.0.1:\(port)/postgres?sslmode=disable" }
+    var dataDirectory: String { directory + "/data" }
 
     init(bin: String) throws {
         self.bin = bin
@@ -199,26 +201,32 @@ struct PrivateCluster {
         var started: Int? = nil
         for _ in 0..<5 where initialized == 0 && started == nil {
             let port = LocalPorts.consecutive()
-            let status = Self.run(
-                bin + "/pg_ctl",
-                [
-                    "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-o",
-                    "-k \(directory) -p \(port) -c listen_addresses=127.0.0.1",
-                    "start",
-                ])
-            if status == 0 { started = port }
+            if Self.start(bin: bin, directory: directory, port: port) == 0 { started = port }
         }
         guard let port = started else {
             throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: directory])
         }
-        url = "postgres://logbook@127.0.0.1:\(port)/postgres?sslmode=disable"
+        self.port = port
+    }
+
+    /// Starts the server on the cluster's port again (after `pgCtl(["stop"])`).
+    @discardableResult
+    func start() -> Int32 { Self.start(bin: bin, directory: directory, port: port) }
+
+    private static func start(bin: String, directory: String, port: Int) -> Int32 {
+        run(
+            bin + "/pg_ctl",
+            [
+                "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-o",
+                "-k \(directory) -p \(port) -c listen_addresses=127.0.0.1",
+                "start",
+            ])
     }
 
     /// Runs `sql` with psql, stopping at the first error; its exit status.
     @discardableResult
     func psql(_ sql: String) -> Int32 {
-        let port = URLComponents(string: url)?.port ?? 0
-        return Self.run(
+        Self.run(
             bin + "/psql",
             [
                 "-h", "127.0.0.1", "-p", String(port), "-U", "logbook", "-d", "postgres",
