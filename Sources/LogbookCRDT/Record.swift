@@ -139,13 +139,26 @@ public struct Record<C: Hashable & Codable & Sendable, V: Hashable & Codable & S
     @inlinable mutating func writeLocally(_ column: C, value: V?, dbVersion: UInt64, nodeId: NodeId)
         -> UInt64
     {
-        let colVersion = LogicalClock.successor(of: columnVersion(column)?.colVersion ?? 0)
-        write(
-            column,
-            version: ColumnVersion(
-                colVersion: colVersion, dbVersion: dbVersion, nodeId: nodeId,
-                localDbVersion: dbVersion),
-            value: value)
+        writeLocally(
+            column, at: slot(of: column), value: value, dbVersion: dbVersion, nodeId: nodeId)
+    }
+
+    /// `writeLocally(_:value:dbVersion:nodeId:)` to the column at `position`, found by the
+    /// caller (`slot(of:)`; nil: the record has no such column): the name is searched once.
+    @inlinable mutating func writeLocally(
+        _ column: C, at position: Int?, value: V?, dbVersion: UInt64, nodeId: NodeId
+    ) -> UInt64 {
+        let held = position.map { slots[$0].version.colVersion } ?? 0
+        let colVersion = LogicalClock.successor(of: held)
+        let version = ColumnVersion(
+            colVersion: colVersion, dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion)
+        if let position {
+            slots[position].version = version
+            slots[position].value = value
+            widenBounds(to: dbVersion)
+        } else {
+            append(column, version: version, value: value)
+        }
         return colVersion
     }
 

@@ -28,6 +28,11 @@ import Testing
                 "e/x", fields: [("m", .int(2)), ("n", .string("mine"))],
                 refusingColumnVersionsFrom: 500)
         }
+        // A write of one field takes its own path (one search for the check and the write).
+        #expect(throws: ColumnVersionAtLimit(column: "n", colVersion: 500)) {
+            try state.insertOrUpdate(
+                "e/x", fields: [("n", .string("mine"))], refusingColumnVersionsFrom: 500)
+        }
         #expect(throws: ColumnVersionAtLimit(column: "n", colVersion: 500)) {
             try state.deleteField("e/x", fieldName: "n", refusingColumnVersionsFrom: 400)
         }
@@ -61,6 +66,13 @@ import Testing
         #expect(
             try checked.deleteField("e/x", fieldName: "absent", refusingColumnVersionsFrom: 1)
                 == nil)
+        // One field (its own path): a deleted column, one the record has, one it has not.
+        for column in ["m", "n", "fresh"] {
+            #expect(
+                try checked.insertOrUpdate(
+                    "e/x", fields: [(column, .int(9))], refusingColumnVersionsFrom: 503)
+                    == plain.insertOrUpdate("e/x", fields: [(column, .int(9))]))
+        }
         #expect(checked.getChangesSince(0) == plain.getChangesSince(0))
         #expect(checked.getClock().currentTime() == plain.getClock().currentTime())
     }

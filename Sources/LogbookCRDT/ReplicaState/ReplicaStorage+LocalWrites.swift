@@ -144,10 +144,45 @@ extension ReplicaStorage {
         flags: UInt32, limit: UInt64, into changes: inout [Change<String, String, Value>]
     ) throws(ColumnVersionAtLimit) {
         let number = numberCreatingEntry(for: recordId, hash: hash)
+        if fields.count == 1, let (column, value) = fields.first {
+            try write(
+                column, value, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
+                limit: limit, into: &changes)
+            return
+        }
         try checkColumnVersions(ofEntry: number, fields, below: limit)
         write(
             fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
             into: &changes)
+    }
+
+    /// A write of one field: `checkColumnVersions` and `write` as one, sharing the search
+    /// for the column (the most common local write; the search touches the record's memory
+    /// first, the rest is cheap, so the gain is in the searches saved).
+    @inline(__always)
+    private mutating func write(
+        _ column: String, _ value: Value, toEntry number: Int, recordId: String,
+        nodeId: NodeId, flags: UInt32, limit: UInt64,
+        into changes: inout [Change<String, String, Value>]
+    ) throws(ColumnVersionAtLimit) {
+        let wasLive = entries[number].status == .live
+        let position = wasLive ? entries[number].record.slot(of: column) : nil
+        if let position {
+            let held = entries[number].record.slots[position].version.colVersion
+            if held >= limit { throw ColumnVersionAtLimit(column: column, colVersion: held) }
+        }
+        let dbVersion = clock.tick()
+        if entries[number].status == .tombstoned { return }
+        makeLive(number)
+        // A record that was not live is searched afresh: nothing above looked at it.
+        let colVersion = entries[number].record.writeLocally(
+            column, at: wasLive ? position : entries[number].record.slot(of: column),
+            value: value, dbVersion: dbVersion, nodeId: nodeId)
+        changes.append(
+            Change(
+                recordId: recordId, colName: column, value: value, colVersion: colVersion,
+                dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags))
+        noteChanged(number)
     }
 
     /// `deleteField` of `recordId` (whose hash is `hash`, computed when not given), refused
