@@ -27,6 +27,16 @@ extension HubSchema {
                 PRIMARY KEY (stream_id, first_version)
             )
             """,
+            // The epoch holding a version: the one that began last at or before it (null for
+            // none). What readers', pushers' and acknowledgements' positions are checked by.
+            """
+            CREATE FUNCTION logbook_epoch_at(of_stream bigint, at_version bigint) RETURNS bigint
+            LANGUAGE sql STABLE AS $at$
+                SELECT epoch_id FROM logbook_stream_epochs
+                WHERE stream_id = of_stream AND first_version <= at_version
+                ORDER BY first_version DESC LIMIT 1
+            $at$
+            """,
             """
             CREATE FUNCTION logbook_begin_epoch() RETURNS trigger
             LANGUAGE plpgsql AS $epoch$

@@ -65,13 +65,7 @@ extension HubServer {
             }
             wait = min(.milliseconds(milliseconds), configuration.logWaitMax)
         }
-        var epoch: UInt64?
-        if let text = query.get("epoch") {
-            guard let stated = UInt64(text) else {
-                throw HTTPError(.badRequest, message: "epoch must be an unsigned integer")
-            }
-            epoch = stated
-        }
+        let epoch = try query.unsigned("epoch")
         let maxBytes = min(asked, configuration.responseBytesMax)
         let deadline = ContinuousClock.now + wait
         // The merge count first, then the read: a merge committed after the read moves it.
@@ -198,18 +192,8 @@ extension HubServer {
     /// as their receipt said; nil when the push does not say.
     static func earlierPushes(of request: Request) throws -> PeerPosition? {
         let query = request.uri.queryParameters
-        guard let text = query.get("pushed_version") else { return nil }
-        guard let version = UInt64(text) else {
-            throw HTTPError(.badRequest, message: "pushed_version must be an unsigned integer")
-        }
-        var epoch: UInt64?
-        if let text = query.get("pushed_epoch") {
-            guard let stated = UInt64(text) else {
-                throw HTTPError(.badRequest, message: "pushed_epoch must be an unsigned integer")
-            }
-            epoch = stated
-        }
-        return PeerPosition(version: version, epoch: epoch)
+        guard let version = try query.unsigned("pushed_version") else { return nil }
+        return PeerPosition(version: version, epoch: try query.unsigned("pushed_epoch"))
     }
 
     /// `{"received", "accepted", "hub_version"[, "epoch"]}`: what a push's sender is told

@@ -55,12 +55,10 @@ extension HubStore {
             WITH position AS (
                 SELECT stream_id, hub_version, collectable_below,
                     \(version) <= hub_version AND (\(stated)::bigint IS NULL OR \(version) = 0
-                        OR coalesce((
-                            SELECT e.epoch_id FROM logbook_stream_epochs AS e
-                            WHERE e.stream_id = s.stream_id AND e.first_version <= \(version)
-                            ORDER BY e.first_version DESC LIMIT 1), \(stated)) = \(stated))
+                        OR coalesce(logbook_epoch_at(stream_id, \(version)), \(stated))
+                            = \(stated))
                     AS held
-                FROM logbook_streams AS s WHERE stream_id = \(stream.id)
+                FROM logbook_streams WHERE stream_id = \(stream.id)
             ), stored AS (
                 INSERT INTO logbook_stream_nodes
                     (stream_id, node_id, acknowledged_version, acknowledged_at, settled_version,

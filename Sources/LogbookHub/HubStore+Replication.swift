@@ -38,7 +38,7 @@ extension HubStore {
         // restore between the two reads costs the reader a resync at its next request.
         let since = HubOffsets.since(offset)
         let reading = try await epochs(of: stream, at: since, HubOffsets.since(answer.nextOffset))
-        if let reason = reading.reasonNotHeld(since, stated: epoch) {
+        if let reason = reading.reasonNotHeld(inEpoch: epoch) {
             throw HubError.epochChanged(since: since, reason: reason)
         }
         answer.epoch = reading.epochs.second
@@ -129,7 +129,7 @@ extension HubStore {
         let checked = earlier?.version ?? report.hubVersion
         guard checked > 0 || report.hubVersion > 0 else { return report }
         let reading = try await epochs(of: stream, at: checked, report.hubVersion)
-        if let earlier, let reason = reading.reasonNotHeld(earlier.version, stated: earlier.epoch) {
+        if let earlier, let reason = reading.reasonNotHeld(inEpoch: earlier.epoch) {
             throw HubError.pushesLost(version: earlier.version, reason: reason)
         }
         report.epoch = reading.epochs.second

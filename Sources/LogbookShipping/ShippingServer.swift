@@ -121,13 +121,7 @@ public struct ShippingServer: Sendable {
                 await waitForDurable(beyond: from, upTo: .milliseconds(milliseconds))
             }
         }
-        var epoch: UInt64?
-        if let text = query.get("epoch") {
-            guard let value = UInt64(text) else {
-                throw HTTPError(.badRequest, message: "epoch must be an unsigned integer")
-            }
-            epoch = value
-        }
+        let epoch = try query.unsigned("epoch")
         let answer: BatchAnswer
         do {
             answer = try source.batches(

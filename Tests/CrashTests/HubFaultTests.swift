@@ -8,17 +8,12 @@ import Testing
 // one hub killed with `kill -9` while a node pushes through it, PostgreSQL restarted with
 // `pg_ctl restart -m immediate` while nodes sync: every node retries through the hubs left,
 // nothing acknowledged is lost, and all end with the state of every change written.
-@Suite(
-    .enabled(
-        if: ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_BIN"] != nil
-            || ProcessInfo.processInfo.environment["CI"] == "true"))
+@Suite(.enabled(if: PrivateCluster.enabled))
 struct HubFaultTests {
     @Test func killedHubsAndARestartedDatabaseLoseNothingAcknowledged() async throws {
         guard let executable = LogbookExecutable.built() else { return }
-        let environment = ProcessInfo.processInfo.environment
-        let bin = try #require(environment["LOGBOOK_TEST_POSTGRES_BIN"])
         // A cluster of its own: the restart must not cut the other tests' connections.
-        let cluster = try await onOwnThread { try PrivateCluster(bin: bin) }
+        let cluster = try await PrivateCluster.started()
         defer { cluster.stop() }
         let url = cluster.url
         let (stream, directory, tokenFile) = try await HubCommandTests.scratchStream(
@@ -180,6 +175,20 @@ struct HubFaultTests {
 /// `postgres` user when running as root, since initdb refuses root), started on a free
 /// loopback port with a private socket directory, removed by `stop()`.
 struct PrivateCluster {
+    /// Where PostgreSQL's programs are (`scripts/with-postgres.sh` sets it).
+    static let binaries = ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_BIN"]
+    /// Whether tests that need a cluster of their own run: the programs are given, or CI
+    /// demands them (then a missing one fails the test).
+    static var enabled: Bool {
+        binaries != nil || ProcessInfo.processInfo.environment["CI"] == "true"
+    }
+
+    /// A cluster made and started on a thread of its own (the programs block).
+    static func started() async throws -> PrivateCluster {
+        let bin = try #require(binaries, "LOGBOOK_TEST_POSTGRES_BIN is unset")
+        return try await onOwnThread { try PrivateCluster(bin: bin) }
+    }
+
     let bin: String
     let directory: String
     let port: Int

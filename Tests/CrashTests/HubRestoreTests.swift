@@ -9,15 +9,11 @@ import Testing
 // what the copy lacks. The server that comes back is another, so the stream's first merge
 // begins an epoch; the node whose pushes were lost pushes its state again in one round, and
 // every node, and one that joins afterwards, ends with every change written.
-@Suite(
-    .enabled(
-        if: ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_BIN"] != nil
-            || ProcessInfo.processInfo.environment["CI"] == "true"))
+@Suite(.enabled(if: PrivateCluster.enabled))
 struct HubRestoreTests {
     @Test func nodesRepairAfterTheDatabaseComesBackFromAnOlderCopy() async throws {
         guard let executable = LogbookExecutable.built() else { return }
-        let bin = try #require(ProcessInfo.processInfo.environment["LOGBOOK_TEST_POSTGRES_BIN"])
-        let cluster = try await onOwnThread { try PrivateCluster(bin: bin) }
+        let cluster = try await PrivateCluster.started()
         defer { cluster.stop() }
         let (stream, directory, tokenFile) = try await HubCommandTests.scratchStream(
             url: cluster.url, label: "restore")

@@ -55,8 +55,7 @@ extension PeerLedger {
             entry.mergedInto = nil
             entry.mergedEpoch = nil
             entry.echoes = nil
-            entry.pullsPending = nil
-            entry.pullSettled = nil
+            entry.forgetSettledPulls()
         }
         if let nodeId, acknowledgement(of: nodeId)?.settledAcknowledged != nil {
             try update(Self.nodeEntryName(nodeId), persistence: .progress) { entry in

@@ -38,8 +38,7 @@ extension PeerLedger {
         guard let entry = all[peer], entry.pushed != nil || entry.echoes != nil else { return }
         try update(peer, persistence: .durable) { entry in
             entry.pushRestart = reason
-            entry.pullSettled = nil
-            entry.pullsPending = nil
+            entry.forgetSettledPulls()
         }
     }
 

@@ -34,6 +34,14 @@ extension PeerLedger.Entry {
         settlePulls()
     }
 
+    /// Forgets every settled and pending pull: what they said no longer holds (the pull
+    /// restarted, or the peer may have lost the pushes that settled them). Pulls from then on
+    /// settle anew.
+    mutating func forgetSettledPulls() {
+        pullsPending = nil
+        pullSettled = nil
+    }
+
     /// Settles every pending pull whose log end the push cursor has reached.
     mutating func settlePulls() {
         guard var pending = pullsPending else { return }

@@ -79,10 +79,8 @@ public struct PushSession: Sendable {
         do {
             try await step(into: &report)
         } catch let lost as PeerLostPushes {
-            report.restarts += 1
-            report.restartReason = lost.reason
             try ledger.requirePushRestart(for: peer, reason: lost.reason)
-            try await pushState(into: &report, restarting: true)
+            try await restart(because: lost.reason, into: &report)
         }
         return report
     }
@@ -90,13 +88,8 @@ public struct PushSession: Sendable {
     private func step(into report: inout PushReport) async throws {
         let cursor = ledger.pushCursor(for: peer)
         report.cursor = cursor
-        let notHeld = positionNotHeld(cursor).map {
-            "this log does not hold the push cursor: " + $0
-        }
-        if let reason = notHeld ?? ledger.pushRestartReason(for: peer) {
-            report.restarts += 1
-            report.restartReason = reason
-            try await pushState(into: &report, restarting: true)
+        if let reason = reasonToRestart(at: cursor) {
+            try await restart(because: reason, into: &report)
             return
         }
         guard let shipped = try storedBatches(from: cursor) else {
@@ -144,6 +137,20 @@ public struct PushSession: Sendable {
         report.cursor = end
     }
 
+    /// Why the push from `cursor` must send the whole state instead, or nil: this log does
+    /// not hold the cursor's position, or a restart was asked for and is not done yet.
+    func reasonToRestart(at cursor: UInt64) -> String? {
+        positionNotHeld(cursor).map { "this log does not hold the push cursor: " + $0 }
+            ?? ledger.pushRestartReason(for: peer)
+    }
+
+    /// Pushes the whole state and replaces the cursor, counting the restart and its reason.
+    private func restart(because reason: String, into report: inout PushReport) async throws {
+        report.restarts += 1
+        report.restartReason = reason
+        try await pushState(into: &report, restarting: true)
+    }
+
     /// Why this log does not hold the push cursor's position, or nil when it does
     /// (`Logbook.checkPosition`, with the epoch noted when the cursor was set, when known).
     public func positionNotHeld(_ cursor: UInt64) -> String? {
@@ -166,9 +173,7 @@ public struct PushSession: Sendable {
     ) async throws {
         while !Task.isCancelled {
             let cursor = ledger.pushCursor(for: peer)
-            if logbook.durableOffset > cursor || positionNotHeld(cursor) != nil
-                || ledger.pushRestartReason(for: peer) != nil
-            {
+            if logbook.durableOffset > cursor || reasonToRestart(at: cursor) != nil {
                 let report = try await step()
                 onStep(report)
                 // A step that could not move (a pulled merge holds the rest) waits a poll.

@@ -46,14 +46,28 @@ extension ReplicaStorage {
         if entries[number].status == .tombstoned { return }
         makeLive(number)
         for (column, value) in fields {
-            let colVersion = entries[number].record.writeLocally(
-                column, value: value, dbVersion: dbVersion, nodeId: nodeId)
-            changes.append(
-                Change(
-                    recordId: recordId, colName: column, value: value, colVersion: colVersion,
-                    dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags))
+            writeField(
+                column, value, at: entries[number].record.slot(of: column), toEntry: number,
+                recordId: recordId, dbVersion: dbVersion, nodeId: nodeId, flags: flags,
+                into: &changes)
         }
         noteChanged(number)
+    }
+
+    /// One field of a local write, to the column at `position` of the live entry numbered
+    /// `number` (nil: a new column), at `dbVersion`; appends its change to `changes`.
+    @inline(__always)
+    private mutating func writeField(
+        _ column: String, _ value: Value, at position: Int?, toEntry number: Int,
+        recordId: String, dbVersion: UInt64, nodeId: NodeId, flags: UInt32,
+        into changes: inout [Change<String, String, Value>]
+    ) {
+        let colVersion = entries[number].record.writeLocally(
+            column, at: position, value: value, dbVersion: dbVersion, nodeId: nodeId)
+        changes.append(
+            Change(
+                recordId: recordId, colName: column, value: value, colVersion: colVersion,
+                dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags))
     }
 
     /// The number of `recordId` (whose hash is `hash`, computed when not given) when it is
@@ -175,13 +189,10 @@ extension ReplicaStorage {
         if entries[number].status == .tombstoned { return }
         makeLive(number)
         // A record that was not live is searched afresh: nothing above looked at it.
-        let colVersion = entries[number].record.writeLocally(
-            column, at: wasLive ? position : entries[number].record.slot(of: column),
-            value: value, dbVersion: dbVersion, nodeId: nodeId)
-        changes.append(
-            Change(
-                recordId: recordId, colName: column, value: value, colVersion: colVersion,
-                dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags))
+        writeField(
+            column, value, at: wasLive ? position : entries[number].record.slot(of: column),
+            toEntry: number, recordId: recordId, dbVersion: dbVersion, nodeId: nodeId,
+            flags: flags, into: &changes)
         noteChanged(number)
     }
 
