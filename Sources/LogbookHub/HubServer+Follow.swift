@@ -24,7 +24,8 @@ extension HubServer {
     /// `wait` without any, until `followStreamMax` has passed, the process shuts down, the
     /// token no longer grants the stream, a read fails (a position the stream no longer
     /// holds, `HubError.epochChanged`, among them), or an answer lies in another epoch than
-    /// the response's `Logbook-Epoch`. The stream then ends between
+    /// the response's `Logbook-Epoch` (or has one where the response named none, because
+    /// the stream was empty). The stream then ends between
     /// frames, and the follower asks again from where the last frame ended, so a failure
     /// reaches it as the status of that request. A follower that stops reading holds this
     /// writer at its next frame until its connection closes (TCP's back pressure).
@@ -61,11 +62,13 @@ extension HubServer {
                 stream: follow.stream.id, offset: offset, epoch: answer.epoch,
                 maxBytes: follow.maxBytes)
             // A frame says no epoch: each is in the one the response's header named, so an
-            // answer in another (the first merge after the database restarted) ends the
-            // stream, and the follower's next request gets it with its own header. A stream
-            // that began with no epoch (nothing merged yet) names none for any frame.
+            // answer in another ends the stream, and the follower's next request gets it with
+            // its own header. That holds for the first merge after the database restarted,
+            // and for the first merge into a stream that was empty when the follow began (its
+            // header named no epoch): a frame carrying that merge under no epoch would leave
+            // the follower's position unchecked until its next request.
             guard let next = try? await batches(in: follow.stream, page, generation),
-                follow.first.epoch == nil || next.epoch == follow.first.epoch
+                next.epoch == follow.first.epoch
             else { break }
             answer = next
         }

@@ -22,39 +22,88 @@ import Testing
         #expect(posted.status == 200, "\(posted.body)")
     }
 
-    @Test func oneResponseCarriesAFramePerMergeAndEmptyFramesBetween() async throws {
-        try await HubReplicationTests.withStream { _, server, stream, token in
+    /// One streamed follow's response, read frame by frame.
+    struct FollowResponse {
+        let epoch: String?
+        var body: HTTPClientResponse.Body.AsyncIterator
+        var pending = ByteBuffer()
+
+        static func open(from offset: UInt64, server: RunningServer, stream: String, token: String)
+            async throws -> FollowResponse
+        {
             var request = HTTPClientRequest(
-                url: server.url() + "/streams/\(stream)/log?from=0&wait_ms=300&frames=1")
+                url: server.url() + "/streams/\(stream)/log?from=\(offset)&wait_ms=300&frames=1")
             request.headers.add(name: "Authorization", value: "Bearer \(token)")
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
             #expect(response.headers.first(name: "Content-Type") == FollowFrame.contentType)
-            var body = response.body.makeAsyncIterator()
-            var pending = ByteBuffer()
-            func nextFrame() async throws -> FollowFrame? {
-                while true {
-                    if let frame = try FollowFrame.take(from: &pending, payloadBytesMax: 1 << 20) {
-                        return frame
-                    }
-                    guard var chunk = try await body.next() else { return nil }
-                    pending.writeBuffer(&chunk)
+            return FollowResponse(
+                epoch: response.headers.first(name: "Logbook-Epoch"),
+                body: response.body.makeAsyncIterator())
+        }
+
+        /// The next frame, or nil once the hub ended the stream.
+        mutating func next() async throws -> FollowFrame? {
+            while true {
+                if let frame = try FollowFrame.take(from: &pending, payloadBytesMax: 1 << 20) {
+                    return frame
                 }
+                guard var chunk = try await body.next() else { return nil }
+                pending.writeBuffer(&chunk)
             }
-            // Nothing in the stream: an empty frame after the wait says so.
-            let silent = try #require(try await nextFrame())
-            #expect(silent.batchCount == 0 && silent.payload.isEmpty && silent.nextOffset == 0)
+        }
+
+        /// The next frame that carries batches, or nil once the hub ended the stream.
+        mutating func nextWithBatches() async throws -> FollowFrame? {
+            while let frame = try await next() {
+                if frame.batchCount > 0 { return frame }
+            }
+            return nil
+        }
+    }
+
+    @Test func oneResponseCarriesAFramePerMergeAndEmptyFramesBetween() async throws {
+        try await HubReplicationTests.withStream { _, server, stream, token in
+            try await Self.postChange("a", version: 1, server: server, stream: stream, token: token)
+            var follow = try await FollowResponse.open(
+                from: 0, server: server, stream: stream, token: token)
+            #expect(follow.epoch != nil)
             var offset: UInt64 = 0
             for (index, id) in ["a", "b", "c"].enumerated() {
-                try await Self.postChange(
-                    id, version: index + 1, server: server, stream: stream, token: token)
-                var frame = try #require(try await nextFrame())
-                while frame.batchCount == 0 { frame = try #require(try await nextFrame()) }
+                if index > 0 {
+                    try await Self.postChange(
+                        id, version: index + 1, server: server, stream: stream, token: token)
+                }
+                let frame = try #require(try await follow.nextWithBatches(), "merge \(index)")
                 let changes = try ShippedBatchReader.changes(in: frame.payload, from: offset)
                     .changes
                 #expect(changes.map(\.recordId) == [id], "merge \(index)")
                 #expect(frame.nextOffset > offset && frame.durableOffset >= frame.nextOffset)
                 offset = frame.nextOffset
+                // Nothing new: an empty frame after the wait says so.
+                let silent = try #require(try await follow.next())
+                #expect(silent.batchCount == 0 && silent.payload.isEmpty)
+                #expect(silent.nextOffset == offset)
             }
+        }
+    }
+
+    @Test func aFollowBegunOnAnEmptyStreamEndsBeforeTheFirstMerge() async throws {
+        try await HubReplicationTests.withStream { _, server, stream, token in
+            var follow = try await FollowResponse.open(
+                from: 0, server: server, stream: stream, token: token)
+            #expect(follow.epoch == nil, "nothing merged: no epoch to name")
+            let silent = try #require(try await follow.next())
+            #expect(silent.batchCount == 0 && silent.nextOffset == 0)
+            try await Self.postChange("a", version: 1, server: server, stream: stream, token: token)
+            // Its changes would come under no epoch: the stream ends instead.
+            #expect(try await follow.nextWithBatches() == nil)
+            var again = try await FollowResponse.open(
+                from: 0, server: server, stream: stream, token: token)
+            #expect(again.epoch != nil)
+            let frame = try #require(try await again.nextWithBatches())
+            #expect(
+                try ShippedBatchReader.changes(in: frame.payload, from: 0).changes.map(\.recordId)
+                    == ["a"])
         }
     }
 
@@ -63,7 +112,18 @@ import Testing
             let transport = HTTPReplicationTransport(
                 peer: server.url() + "/streams/\(stream)", token: token)
             defer { transport.closeFollowStream() }
-            var offset: UInt64 = 0
+            // A stream with something merged, so the follow names its epoch and is not
+            // ended before the first merge (`aFollowBegunOnAnEmptyStreamEndsBeforeTheFirstMerge`).
+            try await Self.postChange(
+                "seed", version: 1, server: server, stream: stream, token: token)
+            guard
+                case .batches(let seed) = try await transport.fetchBatches(
+                    from: 0, epoch: nil, maxBytes: 1 << 20, wait: .seconds(30))
+            else {
+                Issue.record("the seed was not answered with batches")
+                return
+            }
+            var offset = seed.nextOffset
             var firstOffset: UInt64 = 0
             for (index, id) in ["a", "b", "c"].enumerated() {
                 let fetch = Task { [offset] in
@@ -72,7 +132,7 @@ import Testing
                 }
                 try await Task.sleep(for: .milliseconds(100))
                 try await Self.postChange(
-                    id, version: index + 1, server: server, stream: stream, token: token)
+                    id, version: index + 2, server: server, stream: stream, token: token)
                 guard case .batches(let batches) = try await fetch.value else {
                     Issue.record("fetch \(index) was not answered with batches")
                     return
@@ -83,7 +143,7 @@ import Testing
                 if index == 0 { firstOffset = batches.nextOffset }
                 offset = batches.nextOffset
             }
-            #expect(transport.followStreams.openedCount == 1, "three answers, one request")
+            #expect(transport.followStreams.openedCount == 1, "four answers, one request")
             // Asking from another offset (a session restored from the state) opens anew.
             guard
                 case .batches(let again) = try await transport.fetchBatches(
