@@ -33,11 +33,12 @@ package enum ChangeAdmission {
         if !fields.allSatisfy({ CanonicalText.isNFC($0.0) }) {
             fields = fields.map { (CanonicalText.nfc($0.0), $0.1) }
         }
-        if let reason = reasonToRefuse(recordId: recordId) {
+        // NFC now, so only the sizes are left to check (the NFC check is not made twice).
+        if let reason = sizeReasonToRefuse(recordId: recordId) {
             throw refusal(reason, recordId: recordId, column: nil)
         }
         for (column, value) in fields {
-            if let reason = reasonToRefuse(column: column) ?? reasonToRefuse(value) {
+            if let reason = sizeReasonToRefuse(column: column) ?? reasonToRefuse(value) {
                 throw refusal(reason, recordId: recordId, column: column)
             }
         }
@@ -91,7 +92,7 @@ package enum ChangeAdmission {
     {
         let recordId = try admitLocalWrite(recordId: recordId, fields: []).recordId
         let fieldName = CanonicalText.nfc(fieldName)
-        if let reason = reasonToRefuse(column: fieldName) {
+        if let reason = sizeReasonToRefuse(column: fieldName) {
             throw refusal(reason, recordId: recordId, column: fieldName)
         }
         return (recordId, fieldName)
@@ -140,19 +141,27 @@ package enum ChangeAdmission {
     }
 
     static func reasonToRefuse(recordId: String) -> String? {
+        sizeReasonToRefuse(recordId: recordId)
+            ?? CanonicalText.reasonToRefuse(recordId, what: "record id")
+    }
+
+    static func reasonToRefuse(column: String) -> String? {
+        sizeReasonToRefuse(column: column)
+            ?? CanonicalText.reasonToRefuse(column, what: "column name")
+    }
+
+    /// Why a record id (already known to be NFC, or about to be checked for it) is too long.
+    private static func sizeReasonToRefuse(recordId: String) -> String? {
         let size = recordId.utf8.count
-        guard size > ChangeLimits.recordIdSizeMax else {
-            return CanonicalText.reasonToRefuse(recordId, what: "record id")
-        }
+        guard size > ChangeLimits.recordIdSizeMax else { return nil }
         return "the record id is \(size) bytes, over \(ChangeLimits.recordIdSizeMax) "
             + "(ChangeLimits.recordIdSizeMax)"
     }
 
-    static func reasonToRefuse(column: String) -> String? {
+    /// Why a column name (already known to be NFC, or about to be checked for it) is too long.
+    private static func sizeReasonToRefuse(column: String) -> String? {
         let size = column.utf8.count
-        guard size > ChangeLimits.columnNameSizeMax else {
-            return CanonicalText.reasonToRefuse(column, what: "column name")
-        }
+        guard size > ChangeLimits.columnNameSizeMax else { return nil }
         return "the column name is \(size) bytes, over \(ChangeLimits.columnNameSizeMax) "
             + "(ChangeLimits.columnNameSizeMax)"
     }
