@@ -8,6 +8,18 @@ static inline void logbook_prefetch_for_write(const void *address) {
     __builtin_prefetch(address, 1, 3);
 }
 
+/// `logbook_prefetch_for_write` for every 64-byte cache line that `bytes` bytes from
+/// `address` touch: a value that straddles a line boundary, or an array's first elements,
+/// need more than the line where they begin.
+static inline void logbook_prefetch_range_for_write(const void *address, long bytes) {
+    if (bytes <= 0) return;
+    const unsigned long first = (unsigned long)address & ~63UL;
+    const unsigned long last = ((unsigned long)address + (unsigned long)bytes - 1) & ~63UL;
+    for (unsigned long line = first; line <= last; line += 64) {
+        __builtin_prefetch((const void *)line, 1, 3);
+    }
+}
+
 /// Asks the CPU to start loading the cache line at `address` for a coming read. Search
 /// bounds thousands of candidates by a per-name histogram each, one cache miss apiece;
 /// asking a few candidates ahead overlaps those misses.
