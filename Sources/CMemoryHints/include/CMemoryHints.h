@@ -27,4 +27,15 @@ static inline void logbook_prefetch_for_read(const void *address) {
     __builtin_prefetch(address, 0, 3);
 }
 
+/// `logbook_prefetch_for_read` for every 64-byte cache line that `bytes` bytes from
+/// `address` touch.
+static inline void logbook_prefetch_range_for_read(const void *address, long bytes) {
+    if (bytes <= 0) return;
+    const unsigned long first = (unsigned long)address & ~63UL;
+    const unsigned long last = ((unsigned long)address + (unsigned long)bytes - 1) & ~63UL;
+    for (unsigned long line = first; line <= last; line += 64) {
+        __builtin_prefetch((const void *)line, 0, 3);
+    }
+}
+
 #endif
