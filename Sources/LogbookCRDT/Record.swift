@@ -87,13 +87,18 @@ public struct Record<C: Hashable & Codable & Sendable, V: Hashable & Codable & S
 
     /// Sets a column's version and value (nil deletes the field, keeping the version).
     @inlinable mutating func write(_ column: C, version: ColumnVersion, value: V?) {
-        if let position = slot(of: column) {
-            slots[position].version = version
-            slots[position].value = value
-            widenBounds(to: version.localDbVersion)
-        } else {
-            append(column, version: version, value: value)
-        }
+        write(column, at: slot(of: column), version: version, value: value)
+    }
+
+    /// `write(_:version:value:)` to the column at `position`, found by the caller
+    /// (`slot(of:)`; nil: the record has no such column, which is appended).
+    @inlinable mutating func write(
+        _ column: C, at position: Int?, version: ColumnVersion, value: V?
+    ) {
+        guard let position else { return append(column, version: version, value: value) }
+        slots[position].version = version
+        slots[position].value = value
+        widenBounds(to: version.localDbVersion)
     }
 
     /// A merge's write: sets the column unless it already has a version `DefaultMergeRule`
@@ -110,9 +115,7 @@ public struct Record<C: Hashable & Codable & Sendable, V: Hashable & Codable & S
             localCol: local.colVersion, localDb: local.dbVersion, localNode: local.nodeId,
             remoteCol: version.colVersion, remoteDb: version.dbVersion, remoteNode: version.nodeId)
         guard preferred else { return false }
-        slots[position].version = version
-        slots[position].value = value
-        widenBounds(to: version.localDbVersion)
+        write(column, at: position, version: version, value: value)
         return true
     }
 
@@ -150,15 +153,12 @@ public struct Record<C: Hashable & Codable & Sendable, V: Hashable & Codable & S
     ) -> UInt64 {
         let held = position.map { slots[$0].version.colVersion } ?? 0
         let colVersion = LogicalClock.successor(of: held)
-        let version = ColumnVersion(
-            colVersion: colVersion, dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion)
-        if let position {
-            slots[position].version = version
-            slots[position].value = value
-            widenBounds(to: dbVersion)
-        } else {
-            append(column, version: version, value: value)
-        }
+        write(
+            column, at: position,
+            version: ColumnVersion(
+                colVersion: colVersion, dbVersion: dbVersion, nodeId: nodeId,
+                localDbVersion: dbVersion),
+            value: value)
         return colVersion
     }
 

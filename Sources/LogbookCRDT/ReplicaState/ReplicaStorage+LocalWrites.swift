@@ -42,9 +42,7 @@ extension ReplicaStorage {
         _ fields: [(String, Value)], toEntry number: Int, recordId: String, nodeId: NodeId,
         flags: UInt32, into changes: inout [Change<String, String, Value>]
     ) {
-        let dbVersion = clock.tick()
-        if entries[number].status == .tombstoned { return }
-        makeLive(number)
+        guard let dbVersion = beginLocalWrite(toEntry: number) else { return }
         for (column, value) in fields {
             writeField(
                 column, value, at: entries[number].record.slot(of: column), toEntry: number,
@@ -52,6 +50,17 @@ extension ReplicaStorage {
                 into: &changes)
         }
         noteChanged(number)
+    }
+
+    /// What every `insertOrUpdate` begins with: the clock ticks (even for a tombstoned
+    /// record, as crdt-lite's does), then the entry is made live. Returns the write's
+    /// version, or nil for a tombstoned record, which is left alone.
+    @inline(__always)
+    private mutating func beginLocalWrite(toEntry number: Int) -> UInt64? {
+        let dbVersion = clock.tick()
+        if entries[number].status == .tombstoned { return nil }
+        makeLive(number)
+        return dbVersion
     }
 
     /// One field of a local write, to the column at `position` of the live entry numbered
@@ -185,9 +194,7 @@ extension ReplicaStorage {
             let held = entries[number].record.slots[position].version.colVersion
             if held >= limit { throw ColumnVersionAtLimit(column: column, colVersion: held) }
         }
-        let dbVersion = clock.tick()
-        if entries[number].status == .tombstoned { return }
-        makeLive(number)
+        guard let dbVersion = beginLocalWrite(toEntry: number) else { return }
         // A record that was not live is searched afresh: nothing above looked at it.
         writeField(
             column, value, at: wasLive ? position : entries[number].record.slot(of: column),

@@ -41,10 +41,11 @@ extension ReplicaStorage {
     /// columns; the search of a wider record goes on with the hardware's own prefetching.
     static let columnPrefetchBytesMax = 512
 
-    /// How far ahead of the id being hashed the changes themselves are prefetched (96 bytes
-    /// each, most on two lines): reading each id was a sixth of a replay's restore loop in
-    /// perf, its batches having been written by the decoding thread on the other core.
-    static let changePrefetchDistance = 16
+    /// How far ahead of the item being applied the items themselves are prefetched, sixteen
+    /// places before their ids are read: a change is 96 bytes, most on two lines, and reading
+    /// each id was a sixth of a replay's restore loop in perf, its batches having been written
+    /// by the decoding thread on the other core.
+    static let itemPrefetchDistance = prefetchDistance + 16
 
     /// Calls `body` with each change's position and its record's number (created when new),
     /// in order, while what the changes a few places ahead need is being loaded into the
@@ -57,14 +58,12 @@ extension ReplicaStorage {
     ) {
         changes.withUnsafeBufferPointer { changes in
             forEachPrefetched(
-                count: changes.count,
-                recordId: { index in
-                    let ahead = index + Self.changePrefetchDistance
-                    if ahead < changes.count, let base = changes.baseAddress {
+                count: changes.count, recordId: { changes[$0].recordId },
+                prefetchItem: { index in
+                    if let base = changes.baseAddress {
                         logbook_prefetch_range_for_read(
-                            base + ahead, MemoryLayout<Change<String, String, Value>>.size)
+                            base + index, MemoryLayout<Change<String, String, Value>>.size)
                     }
-                    return changes[index].recordId
                 }
             ) {
                 storage, index, hash in
@@ -76,19 +75,25 @@ extension ReplicaStorage {
 
     /// Calls `body` with each index below `count` and the hash of its record id, in order,
     /// while the id-table slots, entries and columns of the records a few places ahead are
-    /// being loaded into the cache. Prefetching is only a hint: `body` makes every lookup
-    /// again, in order, so earlier items that create or delete records are seen.
+    /// being loaded into the cache, and `prefetchItem` is asked to load the item at an index
+    /// further ahead. Prefetching is only a hint: `body` makes every lookup again, in order,
+    /// so earlier items that create or delete records are seen.
     @inline(__always)
     mutating func forEachPrefetched(
-        count: Int, recordId: (Int) -> String, _ body: (inout ReplicaStorage, Int, UInt64) -> Void
+        count: Int, recordId: (Int) -> String, prefetchItem: (Int) -> Void = { _ in },
+        _ body: (inout ReplicaStorage, Int, UInt64) -> Void
     ) {
         let distance = Self.prefetchDistance
+        for index in 0..<min(Self.itemPrefetchDistance, count) { prefetchItem(index) }
         var hashes = (0..<16).map { _ in UInt64(0) }
         for index in 0..<min(distance, count) {
             hashes[index & 15] = hash(recordId(index))
             table.prefetch(hashes[index & 15])
         }
         for index in 0..<count {
+            if index + Self.itemPrefetchDistance < count {
+                prefetchItem(index + Self.itemPrefetchDistance)
+            }
             let ahead = index + distance
             if ahead < count {
                 hashes[ahead & 15] = hash(recordId(ahead))
@@ -98,22 +103,30 @@ extension ReplicaStorage {
                 prefetchEntry(forHash: hashes[(index + distance * 2 / 3) & 15])
             }
             if index + distance / 3 < count {
-                prefetchColumns(forHash: hashes[(index + distance / 3) & 15], all: false)
+                prefetchFirstColumnLine(forHash: hashes[(index + distance / 3) & 15])
             }
             if index + distance / 6 < count {
-                prefetchColumns(forHash: hashes[(index + distance / 6) & 15], all: true)
+                prefetchOtherColumnLines(forHash: hashes[(index + distance / 6) & 15])
             }
             body(&self, index, hashes[index & 15])
         }
+    }
+
+    /// The number a hash's first table slot leads to, when it names an entry: a guess, for
+    /// prefetching only.
+    @inline(__always)
+    private func likelyEntryNumber(forHash hash: UInt64) -> Int? {
+        guard let number = table.likelyNumber(forHash: hash), number < entries.count else {
+            return nil
+        }
+        return number
     }
 
     /// Starts loading the entry a hash's first table slot leads to: both of its cache lines
     /// when it straddles two, as most do.
     @inline(__always)
     private func prefetchEntry(forHash hash: UInt64) {
-        guard let number = table.likelyNumber(forHash: hash), number < entries.count else {
-            return
-        }
+        guard let number = likelyEntryNumber(forHash: hash) else { return }
         entries.withUnsafeBufferPointer { buffer in
             if let base = buffer.baseAddress {
                 logbook_prefetch_range_for_write(base + number, MemoryLayout<Entry>.size)
@@ -121,18 +134,23 @@ extension ReplicaStorage {
         }
     }
 
-    /// Starts loading the columns of the record a hash's first table slot leads to: the
-    /// line where the array's header and first column lie, or, once that is cached, every
-    /// line its columns take (up to `columnPrefetchBytesMax`).
+    /// Starts loading the line where the columns of the record a hash's first table slot
+    /// leads to begin (with the array's header, which holds their count).
     @inline(__always)
-    private func prefetchColumns(forHash hash: UInt64, all: Bool) {
-        guard let number = table.likelyNumber(forHash: hash), number < entries.count else {
-            return
+    private func prefetchFirstColumnLine(forHash hash: UInt64) {
+        guard let number = likelyEntryNumber(forHash: hash) else { return }
+        entries[number].record.slots.withUnsafeBufferPointer { buffer in
+            if let base = buffer.baseAddress { logbook_prefetch_for_write(base) }
         }
+    }
+
+    /// Starts loading the lines after the first that the same record's columns take, up to
+    /// `columnPrefetchBytesMax`: called once `prefetchFirstColumnLine` has cached their count.
+    @inline(__always)
+    private func prefetchOtherColumnLines(forHash hash: UInt64) {
+        guard let number = likelyEntryNumber(forHash: hash) else { return }
         entries[number].record.slots.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
-            guard all else { return logbook_prefetch_for_write(base) }
-            // The first line was asked for at the earlier step.
             let start = UnsafeRawPointer(base)
             let end =
                 start
