@@ -10,6 +10,7 @@ public struct ChangeStream {
     private let cursor: LogCursor
     private var decoded: [(offset: UInt64, change: Change<String, String, Value>)] = []
     private var position = 0
+    private var columnNames = RecentShortStrings()
 
     init(cursor: LogCursor) {
         self.cursor = cursor
@@ -26,11 +27,13 @@ public struct ChangeStream {
             let hasBatch: Bool
             do { hasBatch = try cursor.next() } catch { throw LogbookError(error) }
             guard hasBatch else { return nil }
-            var scratch = ChangeRecordCodec.blankChange()
-            var batch = decoded
+            // Moved out while the closure fills them, so that neither is copied on write.
+            var (batch, columnNames) = (decoded, self.columnNames)
+            (decoded, self.columnNames) = ([], RecentShortStrings.none)
             try cursor.forEachRecord { (offset, bytes) throws(LogbookError) in
-                switch ChangeRecordCodec.decode(bytes, into: &scratch) {
-                case .change: batch.append((offset, scratch))
+                var change = ChangeRecordCodec.blankChange()
+                switch ChangeRecordCodec.decode(bytes, into: &change, columnNames: &columnNames) {
+                case .change: batch.append((offset, consume change))
                 case .clock: break
                 case .failure(let failure):
                     throw LogbookError(
@@ -38,7 +41,7 @@ public struct ChangeStream {
                         logOffset: offset)
                 }
             }
-            decoded = batch
+            (decoded, self.columnNames) = (batch, columnNames)
         }
         defer { position += 1 }
         return decoded[position]

@@ -21,8 +21,8 @@ extension ChangeJSONFastReader {
     func string(_ span: StringSpan) -> String? {
         let text = slice(span.bytes)
         if span.hasEscapes { return Self.unescaped(text, validating: span.hasNonASCII) }
-        // ASCII needs no validation; `decoding` copies it straight in.
-        if !span.hasNonASCII { return String(decoding: text, as: UTF8.self) }
+        // ASCII needs no validation.
+        if !span.hasNonASCII { return String(asciiBytes: UnsafeRawBufferPointer(text)) }
         return String(validating: text, as: UTF8.self)
     }
 

@@ -116,8 +116,10 @@ public enum ChangeRecordCodec {
         return written
     }
 
-    /// A change with every field empty, for `decode(_:into:)` to fill: a decoding loop
-    /// keeps one and decodes each record into it, so its strings' storage is reused.
+    /// A change with every field empty, for `decode(_:into:)` to fill. A loop that keeps
+    /// what it decodes takes a new one per record and moves the result on (`consume`):
+    /// decoding every record into one kept value copied each change out of it, through
+    /// `Change`'s generic value witness, which cost more than the decoding.
     public static func blankChange() -> Change<String, String, Value> {
         Change(
             recordId: "", colName: nil, value: nil, colVersion: 0, dbVersion: 0, nodeId: 0,
@@ -150,6 +152,16 @@ public enum ChangeRecordCodec {
     /// replay loop's allocation-free form of `decode(_:)`.
     public static func decode(
         _ bytes: UnsafeRawBufferPointer, into change: inout Change<String, String, Value>
+    ) -> Outcome {
+        var columnNames = RecentShortStrings.none
+        return decode(bytes, into: &change, columnNames: &columnNames)
+    }
+
+    /// `decode(_:into:)`, taking column names already built from `columnNames` (and leaving
+    /// the ones it builds there): for loops over many records.
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, into change: inout Change<String, String, Value>,
+        columnNames: inout RecentShortStrings
     ) -> Outcome {
         var position = 0
         guard let kindByte = bytes.first, let kind = Kind(rawValue: kindByte) else {
@@ -190,8 +202,9 @@ public enum ChangeRecordCodec {
                 return .failure(.truncated("colVersion"))
             }
             guard
-                let column = ValueCodec.readString(
-                    bytes, at: &position, sizeMax: ChangeLimits.columnNameSizeMax)
+                let columnBytes = ValueCodec.readStringBytes(
+                    bytes, at: &position, sizeMax: ChangeLimits.columnNameSizeMax),
+                let column = columnNames.string(of: columnBytes)
             else {
                 return .failure(.truncated("colName"))
             }

@@ -85,21 +85,56 @@ public enum ValueCodec {
     )
         -> String?
     {
+        guard let slice = readStringBytes(bytes, at: &position, sizeMax: sizeMax) else {
+            return nil
+        }
+        return string(of: slice)
+    }
+
+    /// Reads a length-prefixed string's bytes, unchecked; nil if they run past the input or
+    /// are more than `sizeMax`.
+    @inlinable
+    static func readStringBytes(
+        _ bytes: UnsafeRawBufferPointer, at position: inout Int, sizeMax: Int
+    ) -> UnsafeRawBufferPointer? {
         guard let length = Varint.read(bytes, at: &position),
             length <= UInt64(bytes.count - position), length <= UInt64(sizeMax)
         else {
             return nil
         }
         let end = position + Int(length)
-        let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<end])
-        position = end
-        // ASCII needs no validation, and record ids and column names nearly always are.
-        if isASCII(slice) { return String(decoding: slice, as: UTF8.self) }
-        return String(validating: slice, as: UTF8.self)
+        defer { position = end }
+        return UnsafeRawBufferPointer(rebasing: bytes[position..<end])
     }
 
+    /// The string of `bytes`; nil if they are not UTF-8.
+    @inlinable
+    static func string(of bytes: UnsafeRawBufferPointer) -> String? {
+        // ASCII needs no validation, and record ids and column names nearly always are.
+        if isASCII(bytes) { return String(asciiBytes: bytes) }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Whether every byte is below 0x80: read a word at a time, the last word overlapping
+    /// the one before it rather than a byte at a time, since most ids are 8 to 16 bytes.
     @inlinable
     static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        if count >= 8 {
+            var combined = bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            var position = 0
+            while position + 8 < count {
+                combined |= bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                position += 8
+            }
+            return combined & 0x8080_8080_8080_8080 == 0
+        }
+        if count >= 4 {
+            let combined =
+                bytes.loadUnaligned(as: UInt32.self)
+                | bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+            return combined & 0x8080_8080 == 0
+        }
         var combined: UInt8 = 0
         for byte in bytes { combined |= byte }
         return combined < 0x80

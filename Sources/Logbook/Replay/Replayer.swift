@@ -133,15 +133,19 @@ enum Replayer {
         _ cursor: LogCursor, keepsOffsets: Bool, stateStart: UInt64,
         _ emit: (DecodedBatch) -> Bool
     ) throws {
-        var scratch = ChangeRecordCodec.blankChange()
+        var columnNames = RecentShortStrings()
         while try cursor.next() {
             guard let header = cursor.header else { break }
             var batch = DecodedBatch(header: header, changes: [], offsets: [], highestClock: 0)
             batch.changes.reserveCapacity(Int(header.recordCount))
             try cursor.forEachRecord { (offset, bytes) throws(LogbookError) in
-                switch ChangeRecordCodec.decode(bytes, into: &scratch) {
+                // Decoded into a new value, which the batch then takes over: decoding into
+                // one reused value copied each change into the batch (its strings
+                // retained), then released the old strings as the next change overwrote it.
+                var change = ChangeRecordCodec.blankChange()
+                switch ChangeRecordCodec.decode(bytes, into: &change, columnNames: &columnNames) {
                 case .change:
-                    batch.changes.append(scratch)
+                    batch.changes.append(consume change)
                     if keepsOffsets { batch.offsets.append(offset) }
                 case .clock(let time) where offset >= stateStart:
                     batch.highestClock = max(batch.highestClock, time)

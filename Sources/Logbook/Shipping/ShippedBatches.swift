@@ -103,12 +103,12 @@ public enum ShippedBatchReader {
     /// throws part way, so callers keep what they collected only when this returns.
     private static func forEachChange(
         in bytes: [UInt8], from offset: UInt64,
-        _ accept: (UInt64, Change<String, String, Value>) -> Void
+        _ accept: (UInt64, consuming Change<String, String, Value>) -> Void
     ) throws(ShippingFormatError) -> UInt64 {
         var position = 0
         var expectedAtLeast = offset
         var raw: [UInt8] = []
-        var scratch = ChangeRecordCodec.blankChange()
+        var columnNames = RecentShortStrings()
         var failure: ShippingFormatError?
         bytes.withUnsafeBytes { body in
             while position < body.count, failure == nil {
@@ -149,13 +149,16 @@ public enum ShippedBatchReader {
                 }
                 raw.withUnsafeBytes { records in
                     _ = BatchDecoder.forEachRecord(records) { delta, record in
-                        let decoded = ChangeRecordCodec.decode(record, into: &scratch)
+                        // A new value per change, handed over whole (as in a replay).
+                        var change = ChangeRecordCodec.blankChange()
+                        let decoded = ChangeRecordCodec.decode(
+                            record, into: &change, columnNames: &columnNames)
                         switch decoded {
                         // A pull from inside a batch gets the whole batch; the records before
                         // the cursor were merged already, and after a tombstone GC merging
                         // one again could bring back what was collected.
                         case .change where header.baseOffset + UInt64(delta) < offset: break
-                        case .change: accept(header.baseOffset + UInt64(delta), scratch)
+                        case .change: accept(header.baseOffset + UInt64(delta), change)
                         case .clock: break
                         case .failure(let reason):
                             failure = ShippingFormatError(

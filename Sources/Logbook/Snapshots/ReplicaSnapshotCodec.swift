@@ -106,7 +106,7 @@ enum ReplicaSnapshotCodec {
         var previousCRC: UInt32 = 0
         var expectedOffset: UInt64 = 0
         var raw: [UInt8] = []
-        var scratch = ChangeRecordCodec.blankChange()
+        var columnNames = RecentShortStrings()
         var check = StateDigest(high: 0, low: 0)
         func failure(_ reason: String) -> CheckpointRejection {
             CheckpointRejection("batch at body byte \(position): \(reason)")
@@ -133,12 +133,16 @@ enum ReplicaSnapshotCodec {
             let framing = raw.withUnsafeBytes { payload in
                 BatchDecoder.forEachRecord(payload) { _, record in
                     check.add(hashing: record)
-                    switch ChangeRecordCodec.decode(record, into: &scratch) {
+                    // A new value per entry, which the batch takes over (as in a replay).
+                    var change = ChangeRecordCodec.blankChange()
+                    switch ChangeRecordCodec.decode(
+                        record, into: &change, columnNames: &columnNames)
+                    {
                     // A restored state keeps no flags, so an entry with any would not be
                     // restored field for field; the writer sets none.
-                    case .change where scratch.flags != 0:
-                        recordFailure = "an entry with flags \(scratch.flags)"
-                    case .change: changes.append(scratch)
+                    case .change where change.flags != 0:
+                        recordFailure = "an entry with flags \(change.flags)"
+                    case .change: changes.append(consume change)
                     case .clock: recordFailure = "a clock record among the entries"
                     case .failure(let failure): recordFailure = failure.description
                     }
