@@ -27,15 +27,13 @@ struct RecentShortStrings {
     private var slots: ContiguousArray<Slot>
 
     /// A table of 64 slots.
-    init() { slots = ContiguousArray(repeating: Slot(), count: 1 << Self.slotBits) }
+    init() { self.init(slots: ContiguousArray(repeating: Slot(), count: 1 << Self.slotBits)) }
 
     /// No table: every string is built (for one-off decodes, where filling a table would
-    /// cost more than it saves).
-    static var none: RecentShortStrings {
-        var recent = RecentShortStrings()
-        recent.slots = []
-        return recent
-    }
+    /// cost more than it saves). Allocates nothing.
+    static var none: RecentShortStrings { RecentShortStrings(slots: []) }
+
+    private init(slots: ContiguousArray<Slot>) { self.slots = slots }
 
     /// The string of `bytes`; nil if they are not UTF-8.
     mutating func string(of bytes: UnsafeRawBufferPointer) -> String? {
