@@ -43,6 +43,46 @@ import Testing
         #expect(produced.value < 100, "the producer ran on: \(produced.value)")
     }
 
+    /// An item that counts whether the producer's thread destroyed it.
+    final class Tracked: Sendable {
+        let producer: ProducerThread
+        init(_ producer: ProducerThread) { self.producer = producer }
+        deinit { producer.countIfCurrent() }
+    }
+
+    /// The producer's thread, as it names itself (thread names are not reliable on Linux:
+    /// a new thread inherits its creator's).
+    final class ProducerThread: @unchecked Sendable {
+        private let lock = NSLock()
+        private var thread: Thread?
+        private var count = 0
+        var destroyedOnIt: Int { lock.withLock { count } }
+        func noteCurrent() { lock.withLock { thread = Thread.current } }
+        func countIfCurrent() {
+            let current = Thread.current
+            lock.withLock { if thread === current { count += 1 } }
+        }
+    }
+
+    /// The consumer hands items back, and the producer drops them: all but the few still
+    /// in the queue or handed back after its last item.
+    @Test func itemsAreDestroyedOnTheProducersThread() throws {
+        let producer = ProducerThread()
+        let count = 500
+        let depth = 3
+        var consumed = 0
+        try PipelinedStages.run(
+            inline: false, depth: depth,
+            produce: { emit in
+                producer.noteCurrent()
+                for _ in 0..<count { guard emit(Tracked(producer)) else { return } }
+            },
+            consume: { _ in consumed += 1 })
+        #expect(consumed == count)
+        #expect(
+            producer.destroyedOnIt >= count - depth - 2, "\(producer.destroyedOnIt) of \(count)")
+    }
+
     final class Counter: @unchecked Sendable {
         private let lock = NSLock()
         private var count = 0

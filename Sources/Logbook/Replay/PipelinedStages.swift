@@ -41,7 +41,10 @@ enum PipelinedStages {
         thread.start()
         defer { queue.waitUntilProducerDone() }
         do {
-            while let item = try queue.take() { try consume(item) }
+            while let item = try queue.take() {
+                try consume(item)
+                queue.retire(consume item)
+            }
         } catch {
             queue.cancel()
             throw error
@@ -50,11 +53,17 @@ enum PipelinedStages {
 }
 
 /// The bounded queue between the two stages (guarded by one condition).
+///
+/// Items the consumer is done with come back to it (`retire`), and the producer drops them
+/// at its next `put`: destroying a decoded batch (a `Change`'s value witness per change) was
+/// a quarter of the restoring thread's instructions, and that thread is the slower stage.
 private final class HandOffQueue<Item: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private let depth: Int
-    private var items: [Item] = []
+    /// Taken items leave nil behind, so that the queue keeps no reference to them.
+    private var items: [Item?] = []
     private var head = 0
+    private var retired: [Item] = []
     private var finished = false
     private var cancelled = false
     private var producerDone = false
@@ -63,14 +72,27 @@ private final class HandOffQueue<Item: Sendable>: @unchecked Sendable {
     init(depth: Int) { self.depth = depth }
 
     /// Adds an item, waiting while the queue is full; false when the consumer gave up.
+    /// Drops the items retired since the last call, after letting go of the lock.
     func put(_ item: Item) -> Bool {
+        var done: [Item] = []
         condition.lock()
-        defer { condition.unlock() }
         while items.count - head >= depth && !cancelled { condition.wait() }
-        guard !cancelled else { return false }
-        items.append(item)
-        condition.broadcast()
-        return true
+        let accepted = !cancelled
+        if accepted {
+            items.append(item)
+            swap(&done, &retired)
+            condition.broadcast()
+        }
+        condition.unlock()
+        done.removeAll()
+        return accepted
+    }
+
+    /// Hands back an item the consumer is done with, for the producer to drop.
+    func retire(_ item: consuming Item) {
+        condition.lock()
+        retired.append(item)
+        condition.unlock()
     }
 
     /// The producer is done, with its error if it failed.
@@ -89,8 +111,7 @@ private final class HandOffQueue<Item: Sendable>: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while head == items.count && !finished { condition.wait() }
-        if head < items.count {
-            let item = items[head]
+        if head < items.count, let item = items[head].take() {
             head += 1
             if head > 64 && head * 2 > items.count {
                 items.removeFirst(head)
