@@ -3,7 +3,7 @@
 /// changes).
 ///
 /// A hit compares two words where building the string would copy and check its bytes: in
-/// a replay, a column name cost about a third of the instructions it took to build. The
+/// a replay, finding a column name took about half the instructions of building it. The
 /// table is small and direct-mapped (a newer string takes its slot), since a miss only
 /// costs the build it saves otherwise.
 struct RecentShortStrings {
@@ -20,7 +20,8 @@ struct RecentShortStrings {
         var string = ""
     }
 
-    /// Strings this long or longer are built every time (they would not fit a key).
+    /// The longest string the table keeps; longer ones are built every time (no key holds
+    /// them).
     static let lengthMax = 15
     private static let slotBits = 6
 
