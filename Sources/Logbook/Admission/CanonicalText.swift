@@ -23,21 +23,15 @@ enum CanonicalText {
     }
 
     /// Whether every byte of `text` is ASCII: what the string already knows of itself when it
-    /// can say (a flag for small and native strings, read in O(1)), else eight bytes at a
-    /// time, since every id and column of every write and merged change passes here.
+    /// can say (a flag for small and native strings, read in O(1)), else the decoder's
+    /// word-at-a-time test, since every id and column of every write and merged change
+    /// passes here.
     private static func isASCII(_ text: String) -> Bool {
         if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
             if text.utf8Span.isKnownASCII { return true }
         }
-        let contiguous = text.utf8.withContiguousStorageIfAvailable { bytes in
-            let raw = UnsafeRawBufferPointer(bytes)
-            var position = 0
-            while position + 8 <= raw.count {
-                let word = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-                if word & 0x8080_8080_8080_8080 != 0 { return false }
-                position += 8
-            }
-            return raw[position...].allSatisfy { $0 < 0x80 }
+        let contiguous = text.utf8.withContiguousStorageIfAvailable {
+            ValueCodec.isASCII(UnsafeRawBufferPointer($0))
         }
         return contiguous ?? text.utf8.allSatisfy { $0 < 0x80 }
     }

@@ -117,6 +117,7 @@ public enum ValueCodec {
 
     /// Whether every byte is below 0x80: read a word at a time, the last word overlapping
     /// the one before it rather than a byte at a time, since most ids are 8 to 16 bytes.
+    /// Decoding and admission (`CanonicalText`) both test with it.
     @inlinable
     static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
