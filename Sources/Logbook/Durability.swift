@@ -1,7 +1,8 @@
 /// When a write is acknowledged, i.e. when `insertOrUpdate` and friends return.
 public enum Durability: String, Sendable, CaseIterable {
-    /// After the change is in memory; batches reach the OS when full, on `sync()` and on
-    /// `close()`. A process crash loses the unwritten tail, an OS crash the unsynced part.
+    /// After the change is in memory; batches reach the OS when full (a full batch once the
+    /// next one fills, see docs/storage.md), on `sync()` and on `close()`. A process crash
+    /// loses the unwritten tail, an OS crash the unsynced part.
     case buffered
     /// After the change's batch is written and `fdatasync`ed, one sync per call.
     case fsyncEachAppend

@@ -8,10 +8,19 @@ extension Log {
     public func append(_ record: UnsafeRawBufferPointer, version: UInt64) throws(StorageError)
         -> UInt64
     {
-        try prepareToAppend()
-        return try appendChecked(byteCount: record.count, version: version) {
-            record.writeBytes(to: $0)
-        }
+        try append(
+            count: 1, describedBy: { _ in (record.count, version) },
+            writtenBy: { _, pointer in record.writeBytes(to: pointer) }
+        ).lowerBound
+    }
+
+    /// Appends an array of bytes as one record.
+    @discardableResult
+    public func append(_ record: [UInt8], version: UInt64) throws(StorageError) -> UInt64 {
+        try append(
+            count: 1, describedBy: { _ in (record.count, version) },
+            writtenBy: { _, pointer in record.withUnsafeBytes { $0.writeBytes(to: pointer) } }
+        ).lowerBound
     }
 
     /// Appends `count` records: for each index, `describe` gives the record's size in bytes
@@ -20,7 +29,9 @@ extension Log {
     /// per record, with its checks made once per call and no buffer between the encoder and
     /// the batch: the engine logs its changes this way. Returns the offsets they took.
     ///
-    /// Throws as `append(_:version:)` does; the records before a failing one stay appended.
+    /// Each record is described once. `describe` and `write` must not call this log: they
+    /// run within its access of its appending state, and a nested access traps. Throws as
+    /// `append(_:version:)` does; the records before a failing one stay appended.
     @discardableResult
     public func append(
         count: Int, describedBy describe: (Int) -> (byteCount: Int, version: UInt64),
@@ -29,11 +40,34 @@ extension Log {
         let start = nextOffset
         guard count > 0 else { return start..<start }
         try prepareToAppend()
-        for index in 0..<count {
-            let (byteCount, version) = describe(index)
-            try appendChecked(byteCount: byteCount, version: version) { write(index, $0) }
+        var index = 0
+        var carried: (byteCount: Int, version: UInt64)?
+        while true {
+            // The run's closures must not touch this log: they run within its access of
+            // `appending`.
+            let stop = appending.append(
+                from: index, to: count, carried: carried, epochBegun: hasBegunEpoch,
+                batchSizeTarget: configuration.batchSizeTarget, describedBy: describe,
+                writtenBy: write)
+            carried = nil
+            switch stop {
+            case .finished:
+                return start..<nextOffset
+            case .before(let next, let description):
+                // This open's epoch begins at its first record; a batch that cannot take
+                // the record is written first.
+                if hasBegunEpoch { try flush() } else { try beginEpoch() }
+                (index, carried) = (next, description)
+            case .batchReachedTarget(let next):
+                try flushFullBatch()
+                index = next
+            case .oversized(_, let byteCount):
+                throw StorageError(
+                    .invalidArgument,
+                    "record of \(byteCount) bytes: a record takes 0 to \(Limits.recordSizeMax)",
+                    path: directory, logOffset: nextOffset)
+            }
         }
-        return start..<nextOffset
     }
 
     /// What every append checks first: the log is open and writable.
@@ -44,52 +78,61 @@ extension Log {
         try requireWritable("append")
     }
 
-    /// Appends one record after `prepareToAppend()`: checks its size, begins this open's
-    /// epoch at its first record, flushes a full batch before it and a batch at its target
-    /// after it; returns the record's offset.
-    @discardableResult
-    private func appendChecked(
-        byteCount: Int, version: UInt64, writtenBy write: (UnsafeMutableRawPointer) -> Int
-    ) throws(StorageError) -> UInt64 {
-        guard byteCount >= 0, byteCount <= Limits.recordSizeMax else {
-            throw StorageError(
-                .invalidArgument,
-                "record of \(byteCount) bytes: a record takes 0 to \(Limits.recordSizeMax)",
-                path: directory, logOffset: nextOffset)
-        }
-        if !hasBegunEpoch { try beginEpoch() }
-        if !pending.canAppend(byteCount: byteCount) { try flush() }
-        let offset = nextOffset
-        pending.append(offset: offset, version: version, byteCount: byteCount, writtenBy: write)
-        nextOffset += 1
-        if pending.rawSize >= configuration.batchSizeTarget { try flush() }
-        return offset
-    }
-
-    /// Appends an array of bytes as one record.
-    @discardableResult
-    public func append(_ record: [UInt8], version: UInt64) throws(StorageError) -> UInt64 {
-        try prepareToAppend()
-        return try appendChecked(byteCount: record.count, version: version) { pointer in
-            record.withUnsafeBytes { $0.writeBytes(to: pointer) }
-        }
-    }
-
-    /// Writes the pending batch to the active segment (rolling first when it is full or
-    /// old). Hands the bytes to the OS; does not fsync.
+    /// Writes the batch being compressed, if any, then the pending batch, to the active
+    /// segment (rolling first when it is full or old). Hands the bytes to the OS; does not
+    /// fsync.
     public func flush() throws(StorageError) {
-        guard !pending.isEmpty else { return }
+        guard compressing != nil || !appending.pending.isEmpty else { return }
         guard !isClosed else {
             throw StorageError(.closed, "flush of a closed log", path: directory)
         }
-        let payload = pending.compressedPayload(hcLevel: configuration.hcLevel)
-        if shouldRoll(adding: BatchHeader.size + payload.count), let baseOffset = pending.baseOffset
-        {
+        try writeCompressedBatch()
+        guard !appending.pending.isEmpty else { return }
+        let payload = appending.pending.compressedPayload(hcLevel: configuration.hcLevel)
+        try write(appending.pending, payload: payload)
+        appending.pending.reset()
+    }
+
+    /// Deals with a pending batch that reached its target: hands it to another thread to
+    /// compress and starts the next, after writing the one compressed before it
+    /// (`LogConfiguration.compressesFullBatchesAhead`); or writes it now.
+    private func flushFullBatch() throws(StorageError) {
+        guard configuration.compressesFullBatchesAhead else { return try flush() }
+        try writeCompressedBatch()
+        var full = spareBatch ?? BatchEncoder()
+        spareBatch = nil
+        swap(&full, &appending.pending)
+        let compressor = self.compressor ?? BatchCompressor(hcLevel: configuration.hcLevel)
+        self.compressor = compressor
+        compressor.compress(full)
+        compressing = (full, nil)
+    }
+
+    /// Writes the batch compressed on another thread, once its payload is ready; keeps its
+    /// emptied buffer for a later batch. On failure it stays, to be written by a later flush.
+    private func writeCompressedBatch() throws(StorageError) {
+        guard var (batch, payload) = compressing else { return }
+        if payload == nil, let compressor {
+            payload = compressor.takePayload()
+            compressing?.payload = payload
+        }
+        try write(
+            batch, payload: payload ?? batch.compressedPayload(hcLevel: configuration.hcLevel))
+        compressing = nil
+        batch.reset()
+        spareBatch = batch
+    }
+
+    /// Writes `batch`, whose compressed records are `payload`, after the active segment's
+    /// last batch (rolling first when the segment is full or old).
+    private func write(_ batch: BatchEncoder, payload: [UInt8]) throws(StorageError) {
+        guard let baseOffset = batch.baseOffset else { return }
+        if shouldRoll(adding: BatchHeader.size + payload.count) {
             try roll(nextBaseOffset: baseOffset)
         }
-        let chained = pending.frame(payload, previousBatchCRC: active.lastBatchCRC)
+        let chained = batch.frame(payload, previousBatchCRC: active.lastBatchCRC)
         #if LOGBOOK_VERIFY
-            verifyEncodedBatch(chained.bytes, header: chained.header)
+            verifyEncodedBatch(chained.bytes, header: chained.header, records: batch.raw)
         #endif
         let position = active.size
         zeroFillAhead(of: position + Int64(chained.bytes.count))
@@ -98,8 +141,7 @@ extension Log {
             chained.header, at: position, intervalBytes: configuration.indexIntervalBytes)
         active.lastBatchCRC = chained.header.batchCRC
         active.fileEnd = max(active.fileEnd, active.size)
-        flushedOffset = nextOffset
-        pending.reset()
+        flushedOffset = batch.lastOffset + 1
     }
 
     /// Writes zeros past `end`, where the batch about to be written ends, when fewer than
@@ -217,7 +259,7 @@ extension Log {
 
     #if LOGBOOK_VERIFY
         /// Decode-after-encode: the batch about to be written must read back as itself.
-        private func verifyEncodedBatch(_ bytes: [UInt8], header: BatchHeader) {
+        private func verifyEncodedBatch(_ bytes: [UInt8], header: BatchHeader, records: [UInt8]) {
             bytes.withUnsafeBytes { all in
                 guard case .success(let parsed) = BatchHeader.decode(all) else {
                     preconditionFailure("encoded batch header does not parse")
@@ -229,7 +271,8 @@ extension Log {
                     storedPayload: UnsafeRawBufferPointer(rebasing: all[BatchHeader.size...]),
                     into: &raw)
                 precondition(failure == nil, "encoded batch does not unpack: \(failure ?? "")")
-                precondition(raw == pending.raw, "encoded batch unpacks to different records")
+                precondition(
+                    raw == records, "encoded batch unpacks to different records")
             }
         }
     #endif

@@ -22,7 +22,15 @@ public final class Log {
     /// Sealed segments, oldest first.
     var sealed: [SegmentIndex]
     var active: ActiveSegment
-    var pending = BatchEncoder()
+    /// The pending batch and the next offset (see `AppendRun` for why they are one value).
+    var appending: AppendRun
+    /// The full batch before the pending one, compressed on `compressor`'s thread (its
+    /// payload, once taken); written first by the next flush.
+    var compressing: (batch: BatchEncoder, payload: [UInt8]?)?
+    /// Started at the first full batch (`LogConfiguration.compressesFullBatchesAhead`).
+    var compressor: BatchCompressor?
+    /// An emptied batch whose buffer the next pending batch reuses.
+    var spareBatch: BatchEncoder?
     var isClosed = false
     /// Opened by `openReadOnly`: every write throws `.readOnly`.
     public let isReadOnly: Bool
@@ -36,7 +44,7 @@ public final class Log {
     /// What recovery did at open.
     public let recovery: RecoveryReport
     /// The offset the next appended record gets.
-    public internal(set) var nextOffset: UInt64
+    public var nextOffset: UInt64 { appending.nextOffset }
     /// Every record below this offset has been written to a segment file.
     public internal(set) var flushedOffset: UInt64
     /// Every record below this offset has been `fdatasync`ed.
@@ -73,9 +81,9 @@ public final class Log {
         self.sealed = sealed
         self.active = active
         self.recovery = recovery
-        nextOffset = active.index.nextOffset
-        flushedOffset = nextOffset
-        durableOffset = nextOffset
+        appending = AppendRun(nextOffset: active.index.nextOffset)
+        flushedOffset = active.index.nextOffset
+        durableOffset = active.index.nextOffset
     }
 
     /// The first offset the log still holds (0 until old segments are removed).
@@ -138,6 +146,7 @@ public final class Log {
             if try cutPastLastBatch() { try active.file.sync() }
         }
         isClosed = true
+        compressor?.stop()
         try active.file.close()
     }
 
@@ -149,9 +158,10 @@ public final class Log {
         precondition(
             flushedOffset == active.index.nextOffset,
             "flushed offset \(flushedOffset), active segment ends at \(active.index.nextOffset)")
+        let unwritten = !appending.pending.isEmpty || compressing != nil
         precondition(
-            pending.isEmpty == (flushedOffset == nextOffset),
-            "pending batch empty: \(pending.isEmpty), flushed \(flushedOffset), next \(nextOffset)")
+            unwritten == (flushedOffset < nextOffset),
+            "a batch unwritten: \(unwritten), flushed \(flushedOffset), next \(nextOffset)")
         var previousNext: UInt64 = 0
         for segment in sealed + [active.index] {
             precondition(
@@ -164,6 +174,7 @@ public final class Log {
     deinit {
         // A log dropped without close() keeps its OS-cached writes; the descriptor must not
         // leak. Nothing to report to: the error is dropped on purpose.
+        compressor?.stop()
         if !isClosed { try? active.file.close() }
     }
 }

@@ -12,6 +12,12 @@ public struct LogConfiguration: Sendable {
     public var indexIntervalBytes: Int = 4096
     /// Compress with LZ4 HC at this level instead of fast LZ4 (compaction output). Default nil.
     public var hcLevel: Int32? = nil
+    /// Compress a batch that reached `batchSizeTarget` on another thread while the next one
+    /// fills, and write it at the next flush (when the next batch fills, on `flush()`,
+    /// `sync()`, `close()`, or a cursor made): appends cost less on the appending thread,
+    /// and up to two batches, not one, wait in memory between flushes. Default true; false
+    /// writes each full batch at once, on the appending thread.
+    public var compressesFullBatchesAhead = true
     /// Keep this many bytes of zeros written ahead of the active segment's last batch, so
     /// that a data sync (`fdatasync`) overwrites blocks the file already has instead of
     /// growing it: a file that grows makes every sync also commit its new size to the file

@@ -87,6 +87,9 @@ import Testing
     @Test func activeSegmentRollsByAgeOnTheLogsClock() throws {
         var settings = configuration(batch: 1)
         settings.segmentAgeMaxNanoseconds = 60_000_000_000
+        // Age is judged when a batch is written; compressing ahead writes a full batch at
+        // the next one, so it is off here to pin which batch starts the new segment.
+        settings.compressesFullBatchesAhead = false
         let clock = SimulatedClock()
         let fileSystem = SimulatedFileSystem()
         let log = try Log.open(
@@ -180,6 +183,36 @@ import Testing
         let read = try readAll(reopened)
         #expect(read.map(\.0) == (0...UInt64(written.count)).map { $0 })
         #expect(read.map(\.1) == [[7]] + written)
+        try reopened.close()
+    }
+
+    /// One call on a fresh log describes each record once, though it stops to begin the
+    /// open's epoch and at every batch past its target (`AppendRunTests` has the batch too
+    /// full for a record). The engine counts what it describes.
+    @Test func eachRecordIsDescribedOnceInOneCall() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try Log.open(directory: directory.path, configuration: configuration())
+        let sizes = (0..<40).map { 100 + 37 * $0 }
+        var described = [Int](repeating: 0, count: sizes.count)
+        let offsets = try log.append(
+            count: sizes.count,
+            describedBy: { index in
+                described[index] += 1
+                return (sizes[index], UInt64(index))
+            },
+            writtenBy: { index, pointer in
+                pointer.initializeMemory(
+                    as: UInt8.self, repeating: UInt8(index), count: sizes[index])
+                return sizes[index]
+            })
+        #expect(offsets == 0..<UInt64(sizes.count))
+        #expect(described == [Int](repeating: 1, count: sizes.count), "described twice or never")
+        try log.close()
+        let reopened = try Log.open(directory: directory.path, configuration: configuration())
+        #expect(
+            try readAll(reopened).map(\.1)
+                == sizes.enumerated().map { [UInt8](repeating: UInt8($0), count: $1) })
         try reopened.close()
     }
 

@@ -22,18 +22,34 @@ extension ValueCodec {
         -> Result<Int, ValueViolation>
     {
         var size = 0
-        if let violation = measure(value, depth: 0, size: &size, sizeMax: sizeMax, checked: true) {
-            return .failure(violation)
+        switch value {
+        case .double(let double) where !double.isFinite: return .failure(.nonFiniteDouble)
+        case .null, .bool, .int, .double, .string: size = self.size(of: value)
+        case .bytes, .array, .object:
+            if let violation = measure(
+                value, depth: 0, size: &size, sizeMax: sizeMax, checked: true)
+            {
+                return .failure(violation)
+            }
         }
-        return .success(size)
+        return size > sizeMax ? .failure(.tooLarge(atLeast: size)) : .success(size)
     }
 
     /// The exact size of `value`'s encoding, for a value every write path already admitted
     /// (`encodedSize(of:)`): what the encoder reserves before writing it in place.
     public static func size(of value: Value) -> Int {
-        var size = 0
-        _ = measure(value, depth: 0, size: &size, sizeMax: .max, checked: false)
-        return size
+        // Scalars, nearly every value written, are sized here; the recursive walk (not
+        // inlined) is for arrays and objects.
+        switch value {
+        case .null, .bool: return 1
+        case .int(let int): return 1 + Varint.size(of: zigzag(int))
+        case .double: return 9
+        case .string(let string): return 1 + stringSize(string)
+        case .bytes, .array, .object:
+            var size = 0
+            _ = measure(value, depth: 0, size: &size, sizeMax: .max, checked: false)
+            return size
+        }
     }
 
     /// Adds the encoded size of `value` (at nesting `depth`) to `size`; when `checked`, stops

@@ -24,9 +24,11 @@ extension ReplicaState {
     ) throws(ColumnVersionAtLimit) -> [Change<String, String, Value>] {
         var changes: [Change<String, String, Value>] = []
         changes.reserveCapacity(fields.count)
+        // The hash is taken inside the storage's own call: an argument read from `storage`
+        // would be a second exclusivity-checked access of it.
         try storage.insertOrUpdate(
-            recordId, hash: storage.keyHash.hash(recordId), fields: fields, nodeId: nodeId,
-            flags: flags, limit: limit, into: &changes)
+            recordId, hash: nil, fields: fields, nodeId: nodeId, flags: flags, limit: limit,
+            into: &changes)
         return changes
     }
 

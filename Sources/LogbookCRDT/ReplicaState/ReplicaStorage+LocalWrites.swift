@@ -158,15 +158,16 @@ extension ReplicaStorage {
         }
     }
 
-    /// `insertOrUpdate` of `recordId` (whose hash is `hash`), refused before anything
-    /// changes when a column it writes has a version of `limit` or more (a live record's
-    /// only); appends its changes to `changes`. The check and the write share one lookup.
+    /// `insertOrUpdate` of `recordId` (whose hash is `hash`, computed when not given),
+    /// refused before anything changes when a column it writes has a version of `limit` or
+    /// more (a live record's only); appends its changes to `changes`. The check and the
+    /// write share one lookup.
     @inline(__always)
     mutating func insertOrUpdate(
-        _ recordId: String, hash: UInt64, fields: [(String, Value)], nodeId: NodeId,
+        _ recordId: String, hash: UInt64?, fields: [(String, Value)], nodeId: NodeId,
         flags: UInt32, limit: UInt64, into changes: inout [Change<String, String, Value>]
     ) throws(ColumnVersionAtLimit) {
-        let number = numberCreatingEntry(for: recordId, hash: hash)
+        let number = numberCreatingEntry(for: recordId, hash: hash ?? self.hash(recordId))
         if fields.count == 1, let (column, value) = fields.first {
             try write(
                 column, value, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
