@@ -36,6 +36,7 @@ extension HubServer {
         var silentUntil = ContinuousClock.now + follow.wait
         var answer = follow.first
         var generation = follow.generation
+        var hasWrittenFrame = false
         while true {
             if answer.batchCount > 0 || ContinuousClock.now >= silentUntil {
                 guard
@@ -45,6 +46,7 @@ extension HubServer {
                     ).encoded()
                 else { break }
                 try await writer.write(frame)
+                hasWrittenFrame = true
                 silentUntil = ContinuousClock.now + follow.wait
             }
             guard ContinuousClock.now < ends, !Task.isShuttingDownGracefully, !Task.isCancelled,
@@ -69,7 +71,20 @@ extension HubServer {
             // the follower's position unchecked until its next request.
             guard let next = try? await batches(in: follow.stream, page, generation),
                 next.epoch == follow.first.epoch
-            else { break }
+            else {
+                // A follower reads a stream that ends before its first frame as a failed
+                // request; this one ends only to be asked again. So the empty frame its
+                // wait would have brought comes now (the merge came first).
+                if !hasWrittenFrame, answer.batchCount == 0,
+                    let silent = FollowFrame(
+                        payload: [], batchCount: 0, nextOffset: answer.nextOffset,
+                        durableOffset: answer.durableOffset
+                    ).encoded()
+                {
+                    try await writer.write(silent)
+                }
+                break
+            }
             answer = next
         }
         try await writer.finish(nil)
