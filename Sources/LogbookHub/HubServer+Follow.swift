@@ -39,12 +39,7 @@ extension HubServer {
         var hasWrittenFrame = false
         while true {
             if answer.batchCount > 0 || ContinuousClock.now >= silentUntil {
-                guard
-                    let frame = FollowFrame(
-                        payload: answer.bytes, batchCount: answer.batchCount,
-                        nextOffset: answer.nextOffset, durableOffset: answer.durableOffset
-                    ).encoded()
-                else { break }
+                guard let frame = Self.frame(of: answer) else { break }
                 try await writer.write(frame)
                 hasWrittenFrame = true
                 silentUntil = ContinuousClock.now + follow.wait
@@ -75,12 +70,7 @@ extension HubServer {
                 // A follower reads a stream that ends before its first frame as a failed
                 // request; this one ends only to be asked again. So the empty frame its
                 // wait would have brought comes now (the merge came first).
-                if !hasWrittenFrame, answer.batchCount == 0,
-                    let silent = FollowFrame(
-                        payload: [], batchCount: 0, nextOffset: answer.nextOffset,
-                        durableOffset: answer.durableOffset
-                    ).encoded()
-                {
+                if !hasWrittenFrame, answer.batchCount == 0, let silent = Self.frame(of: answer) {
                     try await writer.write(silent)
                 }
                 break
@@ -88,5 +78,13 @@ extension HubServer {
             answer = next
         }
         try await writer.finish(nil)
+    }
+
+    /// The frame that carries `answer` (empty when it brought no batches).
+    private static func frame(of answer: FetchedBatches) -> ByteBuffer? {
+        FollowFrame(
+            payload: answer.bytes, batchCount: answer.batchCount, nextOffset: answer.nextOffset,
+            durableOffset: answer.durableOffset
+        ).encoded()
     }
 }

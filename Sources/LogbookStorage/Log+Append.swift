@@ -105,19 +105,14 @@ extension Log {
         let compressor = self.compressor ?? BatchCompressor(hcLevel: configuration.hcLevel)
         self.compressor = compressor
         compressor.compress(full)
-        compressing = (full, nil)
+        compressing = full
     }
 
     /// Writes the batch compressed on another thread, once its payload is ready; keeps its
     /// emptied buffer for a later batch. On failure it stays, to be written by a later flush.
     private func writeCompressedBatch() throws(StorageError) {
-        guard var (batch, payload) = compressing else { return }
-        if payload == nil, let compressor {
-            payload = compressor.takePayload()
-            compressing?.payload = payload
-        }
-        try write(
-            batch, payload: payload ?? batch.compressedPayload(hcLevel: configuration.hcLevel))
+        guard var batch = compressing, let compressor else { return }
+        try write(batch, payload: compressor.payload())
         compressing = nil
         batch.reset()
         spareBatch = batch

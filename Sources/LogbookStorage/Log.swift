@@ -24,9 +24,9 @@ public final class Log {
     var active: ActiveSegment
     /// The pending batch and the next offset (see `AppendRun` for why they are one value).
     var appending: AppendRun
-    /// The full batch before the pending one, compressed on `compressor`'s thread (its
-    /// payload, once taken); written first by the next flush.
-    var compressing: (batch: BatchEncoder, payload: [UInt8]?)?
+    /// The full batch before the pending one, compressed on `compressor`'s thread; written
+    /// first by the next flush.
+    var compressing: BatchEncoder?
     /// Started at the first full batch (`LogConfiguration.compressesFullBatchesAhead`).
     var compressor: BatchCompressor?
     /// An emptied batch whose buffer the next pending batch reuses.

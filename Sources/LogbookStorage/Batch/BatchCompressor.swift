@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Why: compressing was the largest single step of a one-change append (LZ4 alone was about
 /// a tenth of its instructions), and the second core had nothing to do. One batch at a time
-/// is in flight: the log takes its payload before handing over the next.
+/// is in flight: the log writes it before handing over the next.
 ///
 /// `@unchecked Sendable`: every stored property is guarded by `condition`.
 final class BatchCompressor: @unchecked Sendable {
@@ -23,23 +23,22 @@ final class BatchCompressor: @unchecked Sendable {
         thread.start()
     }
 
-    /// Hands `batch` over to be compressed; the payload of the one before must be taken.
+    /// Hands `batch` over to be compressed, dropping the payload of the one before.
     func compress(_ batch: BatchEncoder) {
         condition.withLock {
-            precondition(queued == nil && compressed == nil, "a batch is already in flight")
+            precondition(queued == nil, "a batch is already waiting to be compressed")
+            compressed = nil
             queued = batch
             condition.broadcast()
         }
     }
 
-    /// The payload of the batch handed over last, waiting until it is compressed.
-    func takePayload() -> [UInt8] {
+    /// The payload of the batch handed over last, waiting until it is compressed. Kept until
+    /// the next batch is handed over, so that a write that failed can ask again.
+    func payload() -> [UInt8] {
         condition.withLock {
             while true {
-                if let payload = compressed {
-                    compressed = nil
-                    return payload
-                }
+                if let payload = compressed { return payload }
                 condition.wait()
             }
         }
