@@ -62,6 +62,31 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The same 10,000 operations on a bare replica state, as the engine's writes make them
+    // under its lock: the ceilings of the two buffered figures above (one call each, then
+    // one `ReplicaState.write`).
+    Benchmark("local-writes-ReplicaState-alone-10000-ops-one-call-each") { benchmark in
+        let operations = workload.operations.prefix(10_000)
+        for _ in benchmark.scaledIterations {
+            let state = ReplicaState(nodeId: 1)
+            benchmark.startMeasurement()
+            var made = 0
+            for operation in operations { made += try operation.apply(to: state) }
+            benchmark.stopMeasurement()
+            blackHole(made)
+        }
+    }
+    Benchmark("local-writes-ReplicaState-alone-10000-ops-in-one-call") { benchmark in
+        let writes = workload.operations.prefix(10_000).map(\.localWrite)
+        for _ in benchmark.scaledIterations {
+            let state = ReplicaState(nodeId: 1)
+            benchmark.startMeasurement()
+            let outcome = state.write(writes, refusingColumnVersionsFrom: ChangeLimits.versionMax)
+            benchmark.stopMeasurement()
+            blackHole(outcome.changes.count)
+        }
+    }
+
     let groupCommitOperations = Array(workload.operations.prefix(6400))
     Benchmark("append-groupCommit-64-writers-6400-ops") { benchmark in
         for _ in benchmark.scaledIterations {

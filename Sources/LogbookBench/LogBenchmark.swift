@@ -23,11 +23,12 @@ struct LogBenchmark {
     var logDirectory: String { directory + "/log" }
 
     /// How many times `run()` reports progress: the read figures' five steps (write the
-    /// log, decode, open, write a snapshot, open from it), plus nine append steps (four
-    /// durabilities, calls from the main actor, bulk merge, batched local writes, in-memory
-    /// merge, state digest), compaction, four baselines, JSON decoding, JSON encoding and
-    /// the ceilings for the full suite. Keep in step with the `progress` calls.
-    var stepCount: Int { readOnly ? 5 : 22 }
+    /// log, decode, open, write a snapshot, open from it), plus ten append steps (four
+    /// durabilities, calls from the main actor, bulk merge, batched local writes, the local
+    /// writes alone, in-memory merge, state digest), compaction, four baselines, JSON
+    /// decoding, JSON encoding and the ceilings for the full suite. Keep in step with the
+    /// `progress` calls.
+    var stepCount: Int { readOnly ? 5 : 23 }
 
     func run() async throws -> [BenchFigure] {
         try? FileManager.default.removeItem(atPath: directory)
@@ -48,6 +49,7 @@ struct LogBenchmark {
             figures += try await jsonDecodingFigures(bulk)
             figures += try await jsonEncodingFigures(bulk)
             figures += try ceilingFigures(changes: written)
+            annotateLocalWritesShare(&figures)
             annotateGroupCommitBound(
                 &figures, changesPerCall: Double(bulk.count) / Double(max(1, operations.count)))
         }
@@ -104,6 +106,7 @@ struct LogBenchmark {
                 changesPerSecond: Double(merged) / bulkSeconds,
                 peakMegabytes: bulkPeak, note: "changes made by another replica"))
         figures.append(try await batchedWriteFigure(operations))
+        figures += try await localWritesAloneFigures(operations)
         progress("in-memory merge: CRDT, then the specialized state")
         figures.append(
             await inMemoryMergeFigure(

@@ -119,6 +119,25 @@ extension StandardWorkload.Operation {
         }
     }
 
+    /// Performs the operation on a replica state alone, by the calls the engine's write path
+    /// makes under its lock (the column-version refusal included); returns the changes it
+    /// produced. What a Logbook call costs beyond this is admission, the lock, the log and
+    /// the async call.
+    public func apply(to state: ReplicaState) throws(ColumnVersionAtLimit) -> Int {
+        switch self {
+        case .upsert(let recordId, let fields):
+            return try state.insertOrUpdate(
+                recordId, fields: fields, refusingColumnVersionsFrom: ChangeLimits.versionMax
+            ).count
+        case .deleteField(let recordId, let column):
+            let change = try state.deleteField(
+                recordId, fieldName: column, refusingColumnVersionsFrom: ChangeLimits.versionMax)
+            return change == nil ? 0 : 1
+        case .deleteRecord(let recordId):
+            return state.deleteRecord(recordId) == nil ? 0 : 1
+        }
+    }
+
     /// Performs the operation on a Logbook; returns the changes it produced.
     public nonisolated(nonsending) func apply(to logbook: Logbook) async throws(LogbookError)
         -> Int

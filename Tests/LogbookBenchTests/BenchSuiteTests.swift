@@ -21,6 +21,21 @@ import Testing
         #expect(try baseline.replay().changes == 10)
     }
 
+    @Test func theLocalWritesAloneMakeTheWorkloadsChanges() throws {
+        // The reference figure's calls make what the workload's own replay makes: the same
+        // changes, so its rate is comparable with the append figures'.
+        let operations = StandardWorkload.operations(records: 300, changes: 4000)
+        let expected = StandardWorkload.changes(of: operations, nodeId: 1)
+        let oneCall = ReplicaState(nodeId: 1)
+        let made = try operations.reduce(0) { $0 + (try $1.apply(to: oneCall)) }
+        #expect(made == expected.count)
+        let batched = ReplicaState(nodeId: 1)
+        let outcome = batched.write(operations.map(\.localWrite))
+        #expect(outcome.changes.count == expected.count)
+        #expect(outcome.changes == expected)
+        #expect(oneCall.getChangesSince(0) == batched.getChangesSince(0))
+    }
+
     @Test func theLogSuiteMeasuresLogbookAndBothBaselines() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -59,6 +74,19 @@ import Testing
             report.figures.first { $0.name.hasPrefix("append .groupCommit, 4 writers") })
         #expect((groupCommit.boundChangesPerSecond ?? 0) > 0)
         #expect(page.contains("Against the bound"))
+        // Each buffered append stands beside its local writes alone, as a share of them.
+        for (append, alone) in [
+            ("append .buffered, 1 writer", "one call each"),
+            ("append .buffered, 10k writes/call", "10k a call"),
+        ] {
+            let appended = try #require(report.figures.first { $0.name == append })
+            let reference = try #require(
+                report.figures.first {
+                    $0.name.hasPrefix("reference: local writes") && $0.name.contains(alone)
+                })
+            #expect(reference.changesPerSecond > 0)
+            #expect(appended.note.contains("of the local writes alone"), "\(appended.note)")
+        }
         #expect(!FileManager.default.fileExists(atPath: suite.directory), "scratch left behind")
     }
 
