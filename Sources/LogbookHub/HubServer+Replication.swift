@@ -56,13 +56,9 @@ extension HubServer {
         guard let from = query.get("from", as: UInt64.self) else {
             throw HTTPError(.badRequest, message: "from must be an offset (an unsigned integer)")
         }
-        let asked = query.get("max_bytes", as: Int.self) ?? configuration.responseBytesMax
-        guard asked > 0 else { throw HTTPError(.badRequest, message: "max_bytes must be positive") }
+        let asked = try query.positive("max_bytes") ?? configuration.responseBytesMax
         var wait = Duration.zero
-        if let text = query.get("wait_ms") {
-            guard let milliseconds = Int(text), milliseconds >= 0 else {
-                throw HTTPError(.badRequest, message: "wait_ms must be a number of milliseconds")
-            }
+        if let milliseconds = try query.milliseconds("wait_ms") {
             wait = min(.milliseconds(milliseconds), configuration.logWaitMax)
         }
         let epoch = try query.unsigned("epoch")
@@ -132,10 +128,7 @@ extension HubServer {
     private func snapshot(_ request: Request, stream name: String) async throws -> Response {
         let stream = try await authorize(request, stream: name, write: false)
         let query = request.uri.queryParameters
-        let asked = query.get("page_changes", as: Int.self) ?? 10_000
-        guard asked > 0 else {
-            throw HTTPError(.badRequest, message: "page_changes must be a positive number")
-        }
+        let asked = try query.positive("page_changes") ?? 10_000
         let after = query.get("after")  // already percent-decoded
         let page = try await mapped {
             try await store.statePage(

@@ -147,10 +147,7 @@ public struct HubServer: Sendable {
         }
         var changes: [Change<String, String, Value>] = []
         var page: HubPage
-        if let limitText = query.get("limit") {
-            guard let limit = Int(limitText), limit > 0 else {
-                throw HTTPError(.badRequest, message: "limit must be a positive number of changes")
-            }
+        if let limit = try query.positive("limit") {
             page = try await mapped {
                 try await store.changes(
                     in: stream, since: since, limit: min(limit, configuration.changesPerResponseMax)

@@ -12,4 +12,25 @@ extension FlatDictionary<Substring, Substring> {
         }
         return value
     }
+
+    /// The query parameter `name` as a positive integer; nil when absent. Refused (400,
+    /// naming the parameter) when present and not one: a page size or byte bound a client
+    /// stated is never silently replaced by the default.
+    package func positive(_ name: String) throws -> Int? {
+        guard let text = get(name) else { return nil }
+        guard let value = Int(text), value > 0 else {
+            throw HTTPError(.badRequest, message: "\(name) must be a positive integer")
+        }
+        return value
+    }
+
+    /// The query parameter `name` as a number of milliseconds (0 or more); nil when absent,
+    /// refused (400) when present and not one.
+    package func milliseconds(_ name: String) throws -> Int? {
+        guard let text = get(name) else { return nil }
+        guard let value = Int(text), value >= 0 else {
+            throw HTTPError(.badRequest, message: "\(name) must be a number of milliseconds")
+        }
+        return value
+    }
 }

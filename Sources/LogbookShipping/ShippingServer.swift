@@ -110,12 +110,8 @@ public struct ShippingServer: Sendable {
         guard let from = query.get("from", as: UInt64.self) else {
             throw HTTPError(.badRequest, message: "from must be an offset (an unsigned integer)")
         }
-        let asked = query.get("max_bytes", as: Int.self) ?? configuration.responseBytesMax
-        guard asked > 0 else { throw HTTPError(.badRequest, message: "max_bytes must be positive") }
-        if let wait = query.get("wait_ms") {
-            guard let milliseconds = Int(wait), milliseconds >= 0 else {
-                throw HTTPError(.badRequest, message: "wait_ms must be a number of milliseconds")
-            }
+        let asked = try query.positive("max_bytes") ?? configuration.responseBytesMax
+        if let milliseconds = try query.milliseconds("wait_ms") {
             // A position past the durable end is answered at once (409), not after a wait.
             if from <= logbook.durableOffset {
                 await waitForDurable(beyond: from, upTo: .milliseconds(milliseconds))
@@ -175,7 +171,7 @@ public struct ShippingServer: Sendable {
     private func snapshot(_ request: Request) async throws -> Response {
         let durable = logbook.durableOffset
         let query = request.uri.queryParameters
-        guard let pageText = query.get("page_changes") else {
+        guard let pageChanges = try query.positive("page_changes") else {
             // Unpaged, for followers from before pages.
             let logbook = logbook
             // `snapshotChanges` gives them in sync order already.
@@ -183,9 +179,6 @@ public struct ShippingServer: Sendable {
                 Self.offThePool { logbook.snapshotChanges() }, request, sortingJSON: false)
             addPosition(covering: durable, epoch: source.epoch(before: durable), to: &response)
             return response
-        }
-        guard let pageChanges = Int(pageText), pageChanges > 0 else {
-            throw HTTPError(.badRequest, message: "page_changes must be a positive number")
         }
         let (source, after) = (source, query.get("after"))  // already percent-decoded
         let changesMax = min(pageChanges, configuration.changesPerResponseMax)
@@ -219,14 +212,11 @@ public struct ShippingServer: Sendable {
         // Read before the changes are gathered: a change made in between comes again next
         // time rather than never.
         let clock = String(logbook.clock().currentTime())
-        guard let limitText = query.get("limit") else {
+        guard let limit = try query.positive("limit") else {
             var response = try jsonChanges(
                 await Self.offThePool { logbook.getChangesSince(since) }, request)
             response.headers[.logbookClock] = clock
             return response
-        }
-        guard let limit = Int(limitText), limit > 0 else {
-            throw HTTPError(.badRequest, message: "limit must be a positive number of changes")
         }
         let changesMax = min(limit, configuration.changesPerResponseMax)
         let page = try await Self.offThePool {

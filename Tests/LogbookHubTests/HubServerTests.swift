@@ -132,6 +132,31 @@ import Testing
         }
     }
 
+    @Test func aBoundThatIsNotANumberIsRefusedNamingItNotReplacedByTheDefault() async throws {
+        try await Self.withServer { store, server in
+            let stream = HubTestDatabase.freshStream()
+            let token = try await store.createToken(streams: [stream], readOnly: false)
+            let base = "/streams/\(stream)/"
+            let refused: [(String, String)] = [
+                ("log?from=0&max_bytes=lots", "max_bytes"), ("log?from=0&max_bytes=0", "max_bytes"),
+                ("log?from=0&wait_ms=soon", "wait_ms"),
+                ("snapshot?page_changes=ten", "page_changes"),
+                ("snapshot?page_changes=-5", "page_changes"),
+                ("changes?since=0&limit=many", "limit"),
+            ]
+            for (query, parameter) in refused {
+                let reply = try await Self.send(server, base + query, token: token)
+                #expect(reply.status == 400, "\(query): \(reply.status) \(reply.body)")
+                #expect(reply.body.contains(parameter), "\(query): \(reply.body)")
+            }
+            // The same requests with numbers are served.
+            for query in ["log?from=0&max_bytes=100", "snapshot?page_changes=10"] {
+                let reply = try await Self.send(server, base + query, token: token)
+                #expect(reply.status == 200, "\(query): \(reply.status) \(reply.body)")
+            }
+        }
+    }
+
     @Test func hostileRequestsAreRefusedWithTheReasonAndMergeNothing() async throws {
         try await Self.withServer({ $0.requestBytesMax = 64 << 10 }) { store, server in
             let stream = HubTestDatabase.freshStream()

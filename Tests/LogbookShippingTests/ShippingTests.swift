@@ -347,6 +347,14 @@ final class TestNode: @unchecked Sendable {
         #expect(try await a.send("/log?from=0", token: "").status == 401)
         #expect(try await a.send("/log?from=zero").status == 400)
         #expect(try await a.send("/log?from=0&wait_ms=soon").status == 400)
+        // A bound that is not a positive number is refused, not replaced by the default.
+        for query in [
+            "/log?from=0&max_bytes=lots", "/log?from=0&max_bytes=-1", "/snapshot?page_changes=ten",
+            "/changes?since=0&limit=many",
+        ] {
+            let reply = try await a.send(query)
+            #expect(reply.status == 400, "\(query): \(reply.status) \(reply.body)")
+        }
         let garbage = try await a.send("/changes", method: .POST, body: "{not json")
         #expect(garbage.status == 400)
         #expect(garbage.body.contains("not crdt-lite JSON"))
