@@ -18,39 +18,48 @@ extension LogBenchmark {
         -> [BenchFigure]
     {
         progress("local writes on the replica state alone: one call each, then 10,000 a call")
-        var made = 0
-        let (oneCallSeconds, oneCallPeak) = try await measure(runs: runs) {
-            let state = ReplicaState(nodeId: 1)
-            let started = ContinuousClock.now
-            var count = 0
-            for operation in operations { count += try operation.apply(to: state) }
-            made = count
-            return (ContinuousClock.now - started).seconds
+        let oneCall = try await stateAloneFigure(
+            name: Self.localWritesAloneOneCallName,
+            note: "the ceiling of append .buffered, 1 writer: ReplicaState's calls alone"
+        ) { state in
+            try operations.reduce(0) { $0 + (try $1.apply(to: state)) }
         }
-        let oneCall = BenchFigure(
-            system: "Logbook", name: Self.localWritesAloneOneCallName,
-            changesPerSecond: Double(made) / oneCallSeconds, peakMegabytes: oneCallPeak,
-            note: "the ceiling of append .buffered, 1 writer: ReplicaState's calls alone")
-        let batches = stride(from: 0, to: operations.count, by: 10_000).map { start in
-            operations[start..<min(start + 10_000, operations.count)].map(\.localWrite)
-        }
-        let (batchedSeconds, batchedPeak) = await measure(runs: runs) {
-            let state = ReplicaState(nodeId: 1)
-            let started = ContinuousClock.now
-            var count = 0
-            for batch in batches {
-                count +=
-                    state.write(batch, refusingColumnVersionsFrom: ChangeLimits.versionMax)
+        let batches = Self.writeBatches(operations)
+        let batched = try await stateAloneFigure(
+            name: Self.localWritesAloneBatchedName,
+            note: "the ceiling of append .buffered, 10k writes/call: ReplicaState.write alone"
+        ) { state in
+            batches.reduce(0) {
+                $0
+                    + state.write($1, refusingColumnVersionsFrom: ChangeLimits.versionMax)
                     .changes.count
             }
-            made = count
+        }
+        return [oneCall, batched]
+    }
+
+    /// The operations as local writes in calls of 10,000, cut before any clock starts.
+    static func writeBatches(_ operations: [StandardWorkload.Operation]) -> [[LocalWrite]] {
+        stride(from: 0, to: operations.count, by: 10_000).map { start in
+            operations[start..<min(start + 10_000, operations.count)].map(\.localWrite)
+        }
+    }
+
+    /// The rate at which `makeWrites` makes its changes on a new replica state (made
+    /// untimed), median over the runs.
+    private func stateAloneFigure(
+        name: String, note: String, _ makeWrites: (ReplicaState) throws -> Int
+    ) async throws -> BenchFigure {
+        var made = 0
+        let (seconds, peak) = try await measure(runs: runs) {
+            let state = ReplicaState(nodeId: 1)
+            let started = ContinuousClock.now
+            made = try makeWrites(state)
             return (ContinuousClock.now - started).seconds
         }
-        let batched = BenchFigure(
-            system: "Logbook", name: Self.localWritesAloneBatchedName,
-            changesPerSecond: Double(made) / batchedSeconds, peakMegabytes: batchedPeak,
-            note: "the ceiling of append .buffered, 10k writes/call: ReplicaState.write alone")
-        return [oneCall, batched]
+        return BenchFigure(
+            system: "Logbook", name: name, changesPerSecond: Double(made) / seconds,
+            peakMegabytes: peak, note: note)
     }
 
     /// Adds to each `.buffered` append figure's note the share it reached of its local

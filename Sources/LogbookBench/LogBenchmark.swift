@@ -153,9 +153,7 @@ struct LogBenchmark {
         -> BenchFigure
     {
         progress("append by local writes, 10,000 a call")
-        let writeBatches = stride(from: 0, to: operations.count, by: 10_000).map { start in
-            operations[start..<min(start + 10_000, operations.count)].map(\.localWrite)
-        }
+        let writeBatches = Self.writeBatches(operations)
         var made = 0
         let (seconds, peak) = try await measure(runs: runs) {
             let (count, seconds) = try await writeInBatches(writeBatches)
