@@ -266,8 +266,7 @@ extension Log {
                     storedPayload: UnsafeRawBufferPointer(rebasing: all[BatchHeader.size...]),
                     into: &raw)
                 precondition(failure == nil, "encoded batch does not unpack: \(failure ?? "")")
-                precondition(
-                    raw == records, "encoded batch unpacks to different records")
+                precondition(raw == records, "encoded batch unpacks to different records")
             }
         }
     #endif
