@@ -142,43 +142,56 @@ public struct HubServer: Sendable {
     private func changes(_ request: Request, stream name: String) async throws -> Response {
         let stream = try await authorize(request, stream: name, write: false)
         let query = request.uri.queryParameters
-        guard let since = query.get("since", as: UInt64.self) else {
+        guard let asked = query.get("since", as: UInt64.self) else {
             throw HTTPError(.badRequest, message: "since must be a version (an unsigned integer)")
         }
-        var changes: [Change<String, String, Value>] = []
-        var page: HubPage
-        if let limit = try query.positive("limit") {
-            page = try await mapped {
-                try await store.changes(
-                    in: stream, since: since, limit: min(limit, configuration.changesPerResponseMax)
-                )
-            }
-            changes = page.changes
-        } else {
-            // Without a limit the client wants everything (crdt-lite's getChangesSince), in
-            // pages here so one bound holds.
-            var cursor = since
-            repeat {
-                page = try await mapped { [cursor] in
-                    try await store.changes(in: stream, since: cursor, limit: 10_000)
-                }
-                changes += page.changes
-                cursor = page.nextSince
-                guard changes.count <= configuration.changesPerResponseMax else {
-                    throw HTTPError(
-                        .contentTooLarge,
-                        message:
-                            "over \(configuration.changesPerResponseMax) changes since \(since); page with limit=N"
-                    )
-                }
-            } while !page.isComplete
-        }
+        let limit = try query.positive("limit")
+        var (changes, page) = try await changes(in: stream, since: asked, limit: limit)
+        // A `since` past the stream's version names versions the stream will give out again
+        // (its database restored from an older backup): the client would never be sent
+        // them. It is sent everything instead, as a node does.
+        let isReset = asked > page.hubVersion
+        if isReset { (changes, page) = try await self.changes(in: stream, since: 0, limit: limit) }
         var response = try ChangeJSONMessages.response(
             changes, request: request, changesMax: configuration.changesPerResponseMax)
         response.headers[HubHeaders.hubVersion] = String(page.hubVersion)
         response.headers[.logbookClock] = String(page.hubVersion)
         if !page.isComplete { response.headers[.logbookNextSince] = String(page.nextSince) }
+        if isReset { response.headers[.logbookSinceReset] = String(asked) }
         return response
+    }
+
+    /// The changes of `stream` since `since`: one page of about `limit`, or without a limit
+    /// all of them (crdt-lite's `getChangesSince`), read in pages so one bound holds.
+    private func changes(in stream: HubStream, since: UInt64, limit: Int?) async throws -> (
+        [Change<String, String, Value>], HubPage
+    ) {
+        if let limit {
+            let page = try await mapped {
+                try await store.changes(
+                    in: stream, since: since, limit: min(limit, configuration.changesPerResponseMax)
+                )
+            }
+            return (page.changes, page)
+        }
+        var changes: [Change<String, String, Value>] = []
+        var page: HubPage
+        var cursor = since
+        repeat {
+            page = try await mapped { [cursor] in
+                try await store.changes(in: stream, since: cursor, limit: 10_000)
+            }
+            changes += page.changes
+            cursor = page.nextSince
+            guard changes.count <= configuration.changesPerResponseMax else {
+                throw HTTPError(
+                    .contentTooLarge,
+                    message:
+                        "over \(configuration.changesPerResponseMax) changes since \(since); page with limit=N"
+                )
+            }
+        } while !page.isComplete
+        return (changes, page)
     }
 
     private func merge(_ request: Request, stream name: String) async throws -> Response {

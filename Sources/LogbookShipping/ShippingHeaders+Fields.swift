@@ -13,6 +13,7 @@ extension HTTPField.Name {
     package static let logbookEpoch = field(ShippingHeaders.epoch)
     package static let logbookChangeFormat = field(ShippingHeaders.changeFormat)
     package static let logbookClock = field(ShippingHeaders.clock)
+    package static let logbookSinceReset = field(ShippingHeaders.sinceReset)
 
     private static func field(_ name: String) -> HTTPField.Name {
         HTTPField.Name(name) ?? .contentType  // the names are constants known to be valid

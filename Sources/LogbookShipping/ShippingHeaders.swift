@@ -27,4 +27,9 @@ public enum ShippingHeaders {
     /// `getClock().currentTime()`; a hub's stream version): once every page is merged, the
     /// `since` to ask next. Changes made meanwhile may come twice, never not at all.
     public static let clock = "Logbook-Clock"
+    /// On `GET /changes`: the `since` asked, when it was past the sender's clock. Such a
+    /// version names history the sender no longer has (restored from an older copy, or a
+    /// tail of unsynced writes lost in a power cut), whose versions its new writes take
+    /// again; the answer is then every change, as for `since=0`.
+    public static let sinceReset = "Logbook-Since-Reset"
 }

@@ -205,28 +205,33 @@ public struct ShippingServer: Sendable {
 
     private func changes(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
-        guard let since = query.get("since", as: UInt64.self) else {
+        guard let asked = query.get("since", as: UInt64.self) else {
             throw HTTPError(.badRequest, message: "since must be a version (an unsigned integer)")
         }
         let logbook = logbook
         // Read before the changes are gathered: a change made in between comes again next
         // time rather than never.
-        let clock = String(logbook.clock().currentTime())
-        guard let limit = try query.positive("limit") else {
-            var response = try jsonChanges(
+        let clock = logbook.clock().currentTime()
+        // A `since` past the clock names versions this node's new writes will take again: the
+        // client would never be sent them. It is sent everything instead, which it merges
+        // without change where it already has it.
+        let since = asked > clock ? 0 : asked
+        var response: Response
+        if let limit = try query.positive("limit") {
+            let changesMax = min(limit, configuration.changesPerResponseMax)
+            let page = try await Self.offThePool {
+                logbook.changesPage(since: since, changesMax: changesMax)
+            }
+            response = try jsonChanges(page.changes, request)
+            if let next = page.nextSince {
+                response.headers[.logbookNextSince] = String(next)
+            }
+        } else {
+            response = try jsonChanges(
                 await Self.offThePool { logbook.getChangesSince(since) }, request)
-            response.headers[.logbookClock] = clock
-            return response
         }
-        let changesMax = min(limit, configuration.changesPerResponseMax)
-        let page = try await Self.offThePool {
-            logbook.changesPage(since: since, changesMax: changesMax)
-        }
-        var response = try jsonChanges(page.changes, request)
-        if let next = page.nextSince {
-            response.headers[.logbookNextSince] = String(next)
-        }
-        response.headers[.logbookClock] = clock
+        response.headers[.logbookClock] = String(clock)
+        if since != asked { response.headers[.logbookSinceReset] = String(asked) }
         return response
     }
 

@@ -95,6 +95,35 @@ import Testing
         }
     }
 
+    /// After the database is restored from a copy older than a client's last pull, the
+    /// stream gives out the versions the client pulled past again: the client's next pull,
+    /// whole or paged, is answered from 0 and names the reset.
+    @Test func aClientAheadOfARestoredStreamIsSentEverything() async throws {
+        try await Self.withServer { store, server in
+            let name = HubTestDatabase.freshStream()
+            let stream = try await store.stream(named: name, create: true)
+            let token = try await store.createToken(streams: [name], readOnly: false)
+            try await HubEpochTests.merge(5, "a", into: stream, store)
+            let pulled = try await Self.send(
+                server, "/streams/\(name)/changes?since=0", token: token)
+            #expect(pulled.headers.first(name: ShippingHeaders.sinceReset) == nil)
+            #expect(pulled.headers.first(name: ShippingHeaders.clock) == "5")
+            try await HubEpochTests.restore(stream, toVersion: 3, store)
+            try await HubEpochTests.merge(1, "after", into: stream, store)
+            for query in ["", "&limit=1"] {
+                let answer = try await Self.send(
+                    server, "/streams/\(name)/changes?since=5\(query)", token: token)
+                #expect(answer.status == 200, "\(answer.body)")
+                #expect(answer.headers.first(name: ShippingHeaders.sinceReset) == "5", "\(query)")
+                let changes = try JSONDecoder().decode(
+                    [Change<String, String, Value>].self, from: Data(answer.body.utf8))
+                let records = Set(changes.map(\.recordId))
+                #expect(records.contains(query.isEmpty ? "after0" : "a0"), "\(records)")
+                #expect(query.isEmpty ? records.count == 4 : records.count == 1)
+            }
+        }
+    }
+
     @Test func aTokenReachesOnlyItsStreamsAndReadOnlyTokensCannotPost() async throws {
         try await Self.withServer { store, server in
             let mine = HubTestDatabase.freshStream("mine")

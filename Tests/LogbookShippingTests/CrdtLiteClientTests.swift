@@ -2,12 +2,14 @@ import Foundation
 import Logbook
 import LogbookCRDT
 import LogbookShipping
+import LogbookTesting
 import Testing
 
 // A crdt-lite client against `logbook serve`: it gets the form it asks for (by `format` or
 // `Accept`), every answer names its form, and crdt-lite's own sync loop — push what is new
 // since the last push, pull since the last `Logbook-Clock` — converges in either form,
-// null values included.
+// null values included. A client whose `since` is past the node's clock (the node was
+// restored from an older copy) is sent everything, so it still gets the node's new writes.
 @Suite(.serialized) struct CrdtLiteClientTests {
     @Test func theFormIsTheOneAskedForAndEveryAnswerNamesIt() async throws {
         let node = try TestNode(node: 1)
@@ -78,5 +80,59 @@ import Testing
         #expect(StateDigest(of: client) == node.logbook.stateDigest())
         #expect(client.getRecord("node/3")?.fields["note"] == .null, "a null value stays a value")
         #expect(node.logbook.getRecord("shared")?.fields["gone"] == .null)
+    }
+
+    /// A node restored from a backup taken before the client's last pull: its new writes
+    /// take versions the client has already pulled past. Whole or paged, the client's next
+    /// pull is answered from 0 and names the reset; a pull within the clock is not reset.
+    @Test(arguments: [nil, 1] as [Int?])
+    func aClientAheadOfARestoredNodeIsSentEverything(limit: Int?) async throws {
+        let backup = TemporaryDirectory()
+        defer { backup.remove() }
+        let node = try TestNode(node: 1)
+        try await node.logbook.insertOrUpdate("early", fields: [("n", 1)])
+        node.stop(keepingDirectory: true)
+        try FileManager.default.removeItem(atPath: backup.path)
+        try FileManager.default.copyItem(atPath: node.directory.path, toPath: backup.path)
+        let live = try TestNode(node: 1, at: node.directory)
+        try await live.start()
+        for number in 0..<6 {
+            try await live.logbook.insertOrUpdate("later/\(number)", fields: [("n", 2)])
+        }
+        let client = CRDT<String, String, Value>(nodeId: 9)
+        let first = try await live.send("/changes?since=0")
+        #expect(first.headers.first(name: ShippingHeaders.sinceReset) == nil)
+        _ = client.mergeChanges(
+            try JSONDecoder().decode(
+                [Change<String, String, Value>].self, from: Data(first.body.utf8)))
+        let pulledSince = try #require(
+            first.headers.first(name: ShippingHeaders.clock).flatMap(UInt64.init))
+        live.stop()
+
+        let restored = try TestNode(node: 1, at: backup)
+        defer { restored.stop() }
+        try await restored.start()
+        try await restored.logbook.insertOrUpdate("after-restore", fields: [("n", 3)])
+        #expect(restored.logbook.clock().currentTime() < pulledSince, "the restore went back")
+        var since = pulledSince
+        var pages = 0
+        while true {
+            let page = try await restored.send(
+                "/changes?since=\(since)" + (limit.map { "&limit=\($0)" } ?? ""))
+            #expect(page.status == 200)
+            #expect(
+                page.headers.first(name: ShippingHeaders.sinceReset)
+                    == (pages == 0 ? String(pulledSince) : nil))
+            _ = client.mergeChanges(
+                try JSONDecoder().decode(
+                    [Change<String, String, Value>].self, from: Data(page.body.utf8)))
+            pages += 1
+            guard let next = page.headers.first(name: ShippingHeaders.nextSince) else { break }
+            since = try #require(UInt64(next))
+            try #require(pages < 100, "paging does not end")
+        }
+        #expect(limit == nil || pages > 1, "the paged answer took several pages")
+        #expect(client.getRecord("after-restore")?.fields["n"] == 3)
+        #expect(client.getRecord("early")?.fields["n"] == 1)
     }
 }
