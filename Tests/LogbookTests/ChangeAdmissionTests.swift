@@ -121,7 +121,9 @@ import Testing
         /// The change at the limit, and the first one past it.
         var largest: @Sendable () -> (String, String, Value)
         var firstRefused: @Sendable () -> (String, String, Value)
-        var testDescription: String { name }
+        /// Told apart from another case of the same limit.
+        var variant = ""
+        var testDescription: String { variant.isEmpty ? name : "\(name), \(variant)" }
     }
 
     static let limits: [Limit] = [
@@ -145,6 +147,12 @@ import Testing
             name: "ChangeLimits.valueSizeMax",
             largest: { ("e/v", "n", bytesOfEncodedSize(ChangeLimits.valueSizeMax)) },
             firstRefused: { ("e/v", "n", bytesOfEncodedSize(ChangeLimits.valueSizeMax + 1)) }),
+        // A string is a scalar: a local write checks it in place, not by the values' walk.
+        Limit(
+            name: "ChangeLimits.valueSizeMax",
+            largest: { ("e/s", "n", stringOfEncodedSize(ChangeLimits.valueSizeMax)) },
+            firstRefused: { ("e/s", "n", stringOfEncodedSize(ChangeLimits.valueSizeMax + 1)) },
+            variant: "a string"),
     ]
 
     @Test(arguments: limits)
@@ -186,6 +194,10 @@ import Testing
             await expectRefused(.invalidChange, naming: "NaN or infinite") {
                 () throws(LogbookError) in
                 try await logbook.insertOrUpdate("e/n", fields: [("n", .array([.double(number)]))])
+            }
+            await expectRefused(.invalidChange, naming: "NaN or infinite") {
+                () throws(LogbookError) in
+                try await logbook.insertOrUpdate("e/n", fields: [("n", .double(number))])
             }
             await expectRefused(.invalidChange, naming: "NaN or infinite") {
                 () throws(LogbookError) in
@@ -259,9 +271,20 @@ func nestedValue(_ depth: Int) -> Value {
 
 /// A bytes value whose encoding is exactly `size` bytes (tag, varint count, bytes).
 func bytesOfEncodedSize(_ size: Int) -> Value {
+    .bytes([UInt8](repeating: 0xAB, count: payloadCount(encodedIn: size)))
+}
+
+/// A string value whose encoding takes `size` bytes (or one less, where a length's varint
+/// grows by a byte).
+func stringOfEncodedSize(_ size: Int) -> Value {
+    .string(String(repeating: "s", count: payloadCount(encodedIn: size)))
+}
+
+/// The most bytes a tagged, length-prefixed payload (bytes or a string) holds in `size`.
+private func payloadCount(encodedIn size: Int) -> Int {
     func varintSize(_ value: Int) -> Int { max(1, (64 - value.leadingZeroBitCount + 6) / 7) }
     var count = size - 2
     while 1 + varintSize(count) + count > size { count -= 1 }
     while 1 + varintSize(count + 1) + count + 1 <= size { count += 1 }
-    return .bytes([UInt8](repeating: 0xAB, count: count))
+    return count
 }
