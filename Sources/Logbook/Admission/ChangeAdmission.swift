@@ -37,30 +37,19 @@ package enum ChangeAdmission {
         if let reason = sizeReasonToRefuse(recordId: recordId) {
             throw refusal(reason, recordId: recordId, column: nil)
         }
-        for index in fields.indices where !isPlainlyAdmissible(fields[index]) {
-            let (column, value) = fields[index]
-            if let reason = sizeReasonToRefuse(column: column) ?? reasonToRefuse(value) {
-                throw refusal(reason, recordId: recordId, column: column)
-            }
+        // By index, with the checks inlined up to their refusals and no `??` (its autoclosure
+        // captures the field): a field passed out of line was copied (its name and value
+        // retained and released) only to be read.
+        for index in fields.indices {
+            let reason =
+                if let reason = sizeReasonToRefuse(column: fields[index].0) {
+                    reason
+                } else {
+                    reasonToRefuse(fields[index].1)
+                }
+            if let reason { throw refusal(reason, recordId: recordId, column: fields[index].0) }
         }
         return (recordId, fields)
-    }
-
-    /// Whether a field (its name already NFC) passes every bound by what can be read in
-    /// place: a name within its size, and a scalar other than NaN or infinity or a string
-    /// short enough that its tag and length cannot take it over the value bound. The rest
-    /// take the full checks. Inlined, the loop over a write's fields reads each where it
-    /// lies instead of copying it to pass it to the checks.
-    @inline(__always)
-    private static func isPlainlyAdmissible(_ field: (String, Value)) -> Bool {
-        guard field.0.utf8.count <= ChangeLimits.columnNameSizeMax else { return false }
-        switch field.1 {
-        case .null, .bool, .int: return true
-        case .double(let double): return double.isFinite
-        case .string(let string):
-            return string.utf8.count <= ChangeLimits.valueSizeMax - 11  // tag, longest length
-        case .bytes, .array, .object: return false
-        }
     }
 
     /// Checks that merging `changes` cannot take the clock past `ChangeLimits.versionMax`:
@@ -177,23 +166,36 @@ package enum ChangeAdmission {
     }
 
     /// Why a column name (already known to be NFC, or about to be checked for it) is too long.
+    @inline(__always)
     private static func sizeReasonToRefuse(column: String) -> String? {
         let size = column.utf8.count
         guard size > ChangeLimits.columnNameSizeMax else { return nil }
-        return "the column name is \(size) bytes, over \(ChangeLimits.columnNameSizeMax) "
+        return columnNameTooLong(size)
+    }
+
+    @inline(never)
+    private static func columnNameTooLong(_ size: Int) -> String {
+        "the column name is \(size) bytes, over \(ChangeLimits.columnNameSizeMax) "
             + "(ChangeLimits.columnNameSizeMax)"
     }
 
+    @inline(__always)
     static func reasonToRefuse(_ value: Value) -> String? {
-        switch ValueCodec.encodedSize(of: value) {
-        case .success: return nil
-        case .failure(.tooDeep):
+        guard case .failure(let violation) = ValueCodec.encodedSize(of: value) else { return nil }
+        return reason(violation)
+    }
+
+    /// Why a value breaking a bound is refused, in words.
+    @inline(never)
+    private static func reason(_ violation: ValueViolation) -> String {
+        switch violation {
+        case .tooDeep:
             return "the value nests deeper than \(ChangeLimits.valueDepthMax) levels "
                 + "(ChangeLimits.valueDepthMax)"
-        case .failure(.tooLarge(let size)):
+        case .tooLarge(let size):
             return "the value encodes to at least \(size) bytes, over "
                 + "\(ChangeLimits.valueSizeMax) (ChangeLimits.valueSizeMax)"
-        case .failure(.nonFiniteDouble):
+        case .nonFiniteDouble:
             return "the value holds a NaN or infinite number, which crdt-lite JSON cannot carry"
         }
     }

@@ -18,19 +18,30 @@ extension ValueCodec {
     /// Walks the value once and stops as soon as the size passes `sizeMax` or the nesting
     /// passes `ChangeLimits.valueDepthMax` (the decoder's bound), so a hostile value costs no
     /// more than the limit. Complexity: O(size of the value).
+    ///
+    /// Inlined, like `size(of:)`: admission checks every field of every write here, and a
+    /// scalar is then checked where it lies instead of being copied to be passed.
+    @inline(__always)
     public static func encodedSize(of value: Value, sizeMax: Int = ChangeLimits.valueSizeMax)
         -> Result<Int, ValueViolation>
     {
-        var size = 0
+        let size: Int
         switch value {
         case .double(let double) where !double.isFinite: return .failure(.nonFiniteDouble)
         case .null, .bool, .int, .double, .string: size = self.size(of: value)
-        case .bytes, .array, .object:
-            if let violation = measure(
-                value, depth: 0, size: &size, sizeMax: sizeMax, checked: true)
-            {
-                return .failure(violation)
-            }
+        case .bytes, .array, .object: return compositeEncodedSize(of: value, sizeMax: sizeMax)
+        }
+        return size > sizeMax ? .failure(.tooLarge(atLeast: size)) : .success(size)
+    }
+
+    /// `encodedSize(of:sizeMax:)` of bytes, an array or an object: the checked walk.
+    @inline(never)
+    private static func compositeEncodedSize(of value: Value, sizeMax: Int)
+        -> Result<Int, ValueViolation>
+    {
+        var size = 0
+        if let violation = measure(value, depth: 0, size: &size, sizeMax: sizeMax, checked: true) {
+            return .failure(violation)
         }
         return size > sizeMax ? .failure(.tooLarge(atLeast: size)) : .success(size)
     }
