@@ -147,17 +147,18 @@ public struct HubServer: Sendable {
         }
         let limit = try query.positive("limit")
         var (changes, page) = try await changes(in: stream, since: asked, limit: limit)
-        // A `since` past the stream's version names versions the stream will give out again
-        // (its database restored from an older backup): the client would never be sent
-        // them. It is sent everything instead, as a node does.
-        let isReset = asked > page.hubVersion
-        if isReset { (changes, page) = try await self.changes(in: stream, since: 0, limit: limit) }
+        // The stream's version is known once read: a `since` past it is read again from 0
+        // (a database restored from an older backup).
+        let since = SinceReset.since(answering: asked, clock: page.hubVersion)
+        if since != asked {
+            (changes, page) = try await self.changes(in: stream, since: since, limit: limit)
+        }
         var response = try ChangeJSONMessages.response(
             changes, request: request, changesMax: configuration.changesPerResponseMax)
         response.headers[HubHeaders.hubVersion] = String(page.hubVersion)
         response.headers[.logbookClock] = String(page.hubVersion)
         if !page.isComplete { response.headers[.logbookNextSince] = String(page.nextSince) }
-        if isReset { response.headers[.logbookSinceReset] = String(asked) }
+        SinceReset.mark(&response, asked: asked, answeredFrom: since)
         return response
     }
 

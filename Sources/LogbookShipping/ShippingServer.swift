@@ -212,10 +212,7 @@ public struct ShippingServer: Sendable {
         // Read before the changes are gathered: a change made in between comes again next
         // time rather than never.
         let clock = logbook.clock().currentTime()
-        // A `since` past the clock names versions this node's new writes will take again: the
-        // client would never be sent them. It is sent everything instead, which it merges
-        // without change where it already has it.
-        let since = asked > clock ? 0 : asked
+        let since = SinceReset.since(answering: asked, clock: clock)
         var response: Response
         if let limit = try query.positive("limit") {
             let changesMax = min(limit, configuration.changesPerResponseMax)
@@ -231,7 +228,7 @@ public struct ShippingServer: Sendable {
                 await Self.offThePool { logbook.getChangesSince(since) }, request)
         }
         response.headers[.logbookClock] = String(clock)
-        if since != asked { response.headers[.logbookSinceReset] = String(asked) }
+        SinceReset.mark(&response, asked: asked, answeredFrom: since)
         return response
     }
 
