@@ -10,19 +10,36 @@ extension Logbook {
     /// Appends each accepted change straight from where it lies, with its new local version:
     /// no change is copied unless a view takes it. Then waits for the durability mode's
     /// promise.
+    ///
+    /// Inlined into each write, so that a write awaits (and has an async frame of its own
+    /// beyond its caller's) only under group commit: each frame is a task allocation and a
+    /// free, about 170 instructions of a one-change write.
+    @inline(__always)
     nonisolated(nonsending) func logged(
         _ operation: (ReplicaState) throws(LogbookError) -> (
             batch: [Change<String, String, Value>], acceptance: AcceptedChanges?
         )
     ) async throws(LogbookError) -> MergedChanges {
+        let merged = try logUnderLock(operation)
+        if let committer { try await waitUntilDurable(merged.offsets.upperBound, committer) }
+        return merged
+    }
+
+    /// `logged(_:)` up to its wait: the operation and its appends under the lock, the
+    /// metrics, and a snapshot started when one is due.
+    func logUnderLock(
+        _ operation: (ReplicaState) throws(LogbookError) -> (
+            batch: [Change<String, String, Value>], acceptance: AcceptedChanges?
+        )
+    ) throws(LogbookError) -> MergedChanges {
         let (merged, snapshotDue) = try locked {
             () throws(LogbookError) -> (MergedChanges, Bool) in
             if let failure { throw failure }
             let (batch, acceptance) = try operation(crdt)
             var merged = MergedChanges(batch: batch, acceptance: acceptance, offsets: 0..<0)
             do throws(StorageError) {
-                // The offsets come from the appends themselves: each read of the log's next
-                // offset is an exclusivity-checked access, a percent of a one-change write.
+                // The offsets come from the appends themselves, not from further reads of
+                // the log's next offset.
                 var offsets = try appendAccepted(batch, acceptance)
                 let clock = crdt.getClock().currentTime()
                 if clock > loggedClock {
@@ -37,14 +54,18 @@ extension Logbook {
         }
         metrics.appendedChanges.increment(by: Int64(merged.acceptedCount))
         if snapshotDue { startClaimedSnapshot() }
-        if let committer {
-            do { try await committer.waitUntilDurable(merged.offsets.upperBound) } catch {
-                throw LogbookError(
-                    .failed, "group commit sync failed", path: directory,
-                    storageError: error as? StorageError)
-            }
-        }
         return merged
+    }
+
+    /// Group commit's promise: returns once the records through `offset` are synced.
+    private nonisolated(nonsending) func waitUntilDurable(
+        _ offset: UInt64, _ committer: GroupCommitter
+    ) async throws(LogbookError) {
+        do { try await committer.waitUntilDurable(offset) } catch {
+            throw LogbookError(
+                .failed, "group commit sync failed", path: directory,
+                storageError: error as? StorageError)
+        }
     }
 
     /// Called with the lock held: logs the clock as it is now.

@@ -303,7 +303,8 @@ public final class Logbook: @unchecked Sendable {
     /// waits for the durability mode's promise.
     ///
     /// `operation` may throw before it changes the CRDT (an admission check); it must not
-    /// throw after.
+    /// throw after. Inlined, as `logged(_:)` is, so a write has no async frame of its own.
+    @inline(__always)
     private nonisolated(nonsending) func write(
         _ operation: (ReplicaState) throws(LogbookError) -> [Change<
             String, String, Value

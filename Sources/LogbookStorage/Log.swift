@@ -23,7 +23,13 @@ public final class Log {
     var sealed: [SegmentIndex]
     var active: ActiveSegment
     /// The pending batch and the next offset (see `AppendRun` for why they are one value).
-    var appending: AppendRun
+    /// Unchecked for exclusivity in release builds, as the two flags below, which every
+    /// append reads (docs/decisions/0010-exclusivity-checks-in-release.md).
+    #if LOGBOOK_VERIFY
+        var appending: AppendRun
+    #else
+        @exclusivity(unchecked) var appending: AppendRun
+    #endif
     /// The full batch before the pending one, compressed on `compressor`'s thread; written
     /// first by the next flush.
     var compressing: BatchEncoder?
@@ -31,7 +37,11 @@ public final class Log {
     var compressor: BatchCompressor?
     /// An emptied batch whose buffer the next pending batch reuses.
     var spareBatch: BatchEncoder?
-    var isClosed = false
+    #if LOGBOOK_VERIFY
+        var isClosed = false
+    #else
+        @exclusivity(unchecked) var isClosed = false
+    #endif
     /// Opened by `openReadOnly`: every write throws `.readOnly`.
     public let isReadOnly: Bool
     /// The log's epochs; this open starts one at its first append.
@@ -39,7 +49,11 @@ public final class Log {
     /// The directory's lock, held until `close` (exclusive, or shared when read-only).
     var lease: (any DirectoryLease)?
     let metrics = StorageMetrics()
-    var hasBegunEpoch = false
+    #if LOGBOOK_VERIFY
+        var hasBegunEpoch = false
+    #else
+        @exclusivity(unchecked) var hasBegunEpoch = false
+    #endif
 
     /// What recovery did at open.
     public let recovery: RecoveryReport

@@ -5,7 +5,8 @@
 /// Each access of a class's stored property is checked for exclusivity at run time (about 80
 /// instructions on Linux, a thread-local lookup included). Appending record by record through
 /// `Log`'s own properties cost five such checks per record, a tenth of a one-change write's
-/// instructions; a run appended here costs one.
+/// instructions; a run appended here costs one. (Release builds now leave that one out too:
+/// docs/decisions/0010-exclusivity-checks-in-release.md.)
 struct AppendRun {
     var pending = BatchEncoder()
     var nextOffset: UInt64
