@@ -34,7 +34,7 @@ extension Logbook {
     ) throws(LogbookError) -> MergedChanges {
         let (merged, snapshotDue) = try locked {
             () throws(LogbookError) -> (MergedChanges, Bool) in
-            if let failure { throw failure }
+            if hasFailed, let failure { throw failure }
             let (batch, acceptance) = try operation(crdt)
             var merged = MergedChanges(batch: batch, acceptance: acceptance, offsets: 0..<0)
             do throws(StorageError) {

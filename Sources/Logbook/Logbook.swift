@@ -29,7 +29,11 @@ public final class Logbook: @unchecked Sendable {
     private(set) var committer: GroupCommitter?
     /// The highest local version logged (guarded by `lock`).
     var loggedClock: UInt64
-    var failure: LogbookError?
+    /// The failure that poisoned this instance, if any (guarded by `lock`).
+    var failure: LogbookError? { didSet { hasFailed = failure != nil } }
+    /// `failure != nil`, read by every write: testing the optional itself copies the whole
+    /// error (two copies a write, a percent of a one-change write's instructions).
+    private(set) var hasFailed = false
     /// Whether a compaction or GC pass runs (guarded by `lock`).
     var isMaintaining = false
     /// What tombstone GC has done (guarded by `lock`).

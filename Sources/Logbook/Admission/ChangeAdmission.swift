@@ -30,7 +30,9 @@ package enum ChangeAdmission {
     {
         let recordId = CanonicalText.nfc(recordId)
         var fields = fields
-        if !fields.allSatisfy({ CanonicalText.isNFC($0.0) }) {
+        // By index: `allSatisfy` iterates copies, each field's name and value retained and
+        // released only to read the name.
+        if !fields.indices.allSatisfy({ CanonicalText.isNFC(fields[$0].0) }) {
             fields = fields.map { (CanonicalText.nfc($0.0), $0.1) }
         }
         // NFC now, so only the sizes are left to check (the NFC check is not made twice).

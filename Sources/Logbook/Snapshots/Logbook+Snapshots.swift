@@ -116,7 +116,7 @@ extension Logbook {
     /// if so marks it in flight; the write then calls `startClaimedSnapshot()` outside the
     /// lock. Asked under the write's own lock, so a write takes the lock once.
     func claimSnapshotIfDue() -> Bool {
-        guard let every = snapshotPolicy.everyLogBytes, failure == nil, !snapshots.inFlight,
+        guard let every = snapshotPolicy.everyLogBytes, !hasFailed, !snapshots.inFlight,
             snapshots.suspended == 0, snapshots.bytesSinceLast >= every
         else { return false }
         snapshots.inFlight = true
