@@ -12,6 +12,12 @@ struct LatencyRecorder {
 
     mutating func merge(_ other: LatencyRecorder) { nanoseconds += other.nanoseconds }
 
+    /// Makes room for `count` latencies, so recording never grows the list mid-run.
+    mutating func reserve(_ count: Int) { nanoseconds.reserveCapacity(count) }
+
+    /// How many latencies were recorded.
+    var count: Int { nanoseconds.count }
+
     /// p50, p95, p99 and p99.9 in microseconds (nil when nothing was recorded).
     func percentiles() -> Latency? {
         guard !nanoseconds.isEmpty else { return nil }

@@ -90,7 +90,8 @@ struct LogBenchmark {
                     latency: latency.percentiles(),
                     fsyncsPerSecond: outcome.syncs > 0 ? Double(outcome.syncs) / seconds : nil,
                     peakMegabytes: peak,
-                    note: "\(outcome.count) changes"))
+                    note: "\(outcome.count) changes"
+                        + (durability == .buffered ? Self.sampledLatencyNote : "")))
         }
         figures.append(try await mainActorAppendFigure(operations))
         progress("append by bulk merge")
@@ -128,6 +129,9 @@ struct LogBenchmark {
         return figures
     }
 
+    /// Said of a figure whose latency is sampled (`bufferedLatencyStride`).
+    static var sampledLatencyNote: String { "; latency of 1 call in \(bufferedLatencyStride)" }
+
     /// The one-call `.buffered` appends made from the main actor, where an app's view code
     /// runs: the calls run there too (`nonisolated(nonsending)`), with no hop to another
     /// thread and back per call.
@@ -144,7 +148,8 @@ struct LogBenchmark {
             system: "Logbook", name: "append .buffered, 1 writer on the main actor",
             changesPerSecond: Double(outcome.count) / seconds,
             latency: outcome.latency.percentiles(), peakMegabytes: peak,
-            note: "\(outcome.count) changes; an app's view code calling")
+            note: "\(outcome.count) changes; an app's view code calling"
+                + Self.sampledLatencyNote)
     }
 
     /// The workload's local writes made 10,000 a call (`Logbook.write(_:)`), cut before the
