@@ -22,13 +22,18 @@ public final class Log {
     /// Sealed segments, oldest first.
     var sealed: [SegmentIndex]
     var active: ActiveSegment
-    /// The pending batch and the next offset (see `AppendRun` for why they are one value).
-    /// Unchecked for exclusivity in release builds, as the two flags below, which every
-    /// append reads (docs/decisions/0010-exclusivity-checks-in-release.md).
+    // What every append reads: the pending batch and the next offset (see `AppendRun` for
+    // why they are one value), whether the log is closed, whether this open's epoch has
+    // begun. Unchecked for exclusivity in release builds
+    // (docs/decisions/0010-exclusivity-checks-in-release.md).
     #if LOGBOOK_VERIFY
         var appending: AppendRun
+        var isClosed = false
+        var hasBegunEpoch = false
     #else
         @exclusivity(unchecked) var appending: AppendRun
+        @exclusivity(unchecked) var isClosed = false
+        @exclusivity(unchecked) var hasBegunEpoch = false
     #endif
     /// The full batch before the pending one, compressed on `compressor`'s thread; written
     /// first by the next flush.
@@ -37,11 +42,6 @@ public final class Log {
     var compressor: BatchCompressor?
     /// An emptied batch whose buffer the next pending batch reuses.
     var spareBatch: BatchEncoder?
-    #if LOGBOOK_VERIFY
-        var isClosed = false
-    #else
-        @exclusivity(unchecked) var isClosed = false
-    #endif
     /// Opened by `openReadOnly`: every write throws `.readOnly`.
     public let isReadOnly: Bool
     /// The log's epochs; this open starts one at its first append.
@@ -49,11 +49,6 @@ public final class Log {
     /// The directory's lock, held until `close` (exclusive, or shared when read-only).
     var lease: (any DirectoryLease)?
     let metrics = StorageMetrics()
-    #if LOGBOOK_VERIFY
-        var hasBegunEpoch = false
-    #else
-        @exclusivity(unchecked) var hasBegunEpoch = false
-    #endif
 
     /// What recovery did at open.
     public let recovery: RecoveryReport
