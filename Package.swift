@@ -54,11 +54,13 @@ let package = Package(
         ),
         .target(name: "CCRC32C"),
         .target(name: "CMemoryHints"),
+        .target(name: "CThreadNames"),
         .target(name: "LogbookCRDT", dependencies: ["CMemoryHints"], swiftSettings: strictSettings),
         .target(
             name: "LogbookStorage",
             dependencies: [
-                "CLZ4", "CCRC32C", .product(name: "CoreMetrics", package: "swift-metrics"),
+                "CLZ4", "CCRC32C", "CThreadNames",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings),
         .target(

@@ -67,9 +67,10 @@ extension LogBenchmark {
         ]
     }
 
-    /// What no store can beat here: LZ4 decompression of the same payloads, and the disk's
-    /// fsync rate.
-    func ceilingFigures(changes: Int) throws -> [BenchFigure] {
+    /// What no store can beat here: LZ4 decompression of the same payloads, the disk's
+    /// fsync rate, and the rounds the runtime lets the group-commit figure's writers make
+    /// (at `changesPerCall`, the workload's).
+    func ceilingFigures(changes: Int, changesPerCall: Double) async throws -> [BenchFigure] {
         progress("ceilings")
         let stored = try StoredFrames(logAt: logDirectory)
         let rawBytes = stored.rawBytes
@@ -85,6 +86,7 @@ extension LogBenchmark {
         let fsyncRate = try measureFdatasyncRate(directory: directory)
         let zeroFilledFsyncRate = try measureFdatasyncRate(
             directory: directory, zeroFillAhead: Durability.groupCommit.defaultZeroFillAheadBytes)
+        let rounds = await measureTaskRoundTrips(tasks: writers)
         var commandFigure: [BenchFigure] = []
         if let commandSeconds = try lz4CommandSeconds() {
             commandFigure.append(
@@ -109,12 +111,23 @@ extension LogBenchmark {
                 fsyncsPerSecond: zeroFilledFsyncRate,
                 note: "1 MiB of zeros kept written ahead, as the log does when it syncs every "
                     + "write: the bound on the durable appends above"),
+            BenchFigure(
+                system: "ceiling", name: Self.taskRoundTripCeilingName(writers: writers),
+                changesPerSecond: Double(writers) * changesPerCall * rounds,
+                note: String(format: "%.0f rounds/s, %.1f µs a round", rounds, 1e6 / rounds)
+                    + ", no append, no disk: the most the group commit's \(writers) writers "
+                    + "can reach, each resumed and suspended once a round"),
         ]
     }
 
     /// The ceiling the durable appends are held to: syncs over zeros written ahead, which
     /// is how the log writes with `.groupCommit` and `.fsyncEachAppend`.
     static let zeroFilledFsyncCeilingName = "fdatasync of 4 KiB writes over zeros"
+
+    /// The ceiling the runtime puts on group commit with `writers` writers.
+    static func taskRoundTripCeilingName(writers: Int) -> String {
+        "\(writers) tasks suspended, then resumed together"
+    }
 
     /// Adds to the group-commit figure with many writers the bound its settings allow:
     /// writers × changes per call × the disk's fdatasyncs per second, measured the way the
@@ -138,6 +151,16 @@ extension LogBenchmark {
             + String(format: "%.2f", changesPerCall) + " changes per call × "
             + String(format: "%.0f", fsyncs) + " fdatasyncs/s), "
             + String(format: "%.0f%%", 100 * figures[index].changesPerSecond / bound) + " reached"
+        if let rounds = figures.first(where: {
+            $0.system == "ceiling" && $0.name == Self.taskRoundTripCeilingName(writers: writers)
+        }), rounds.changesPerSecond > 0 {
+            // A sync carries every writer only if the writers it resumed are back before the
+            // next one starts: the round trip against the sync says how far that is possible.
+            let roundMicroseconds = 1e6 * Double(writers) * changesPerCall / rounds.changesPerSecond
+            figures[index].note += String(
+                format: "; the runtime's round trip of %d tasks takes %.0f µs, a sync %.0f µs",
+                writers, roundMicroseconds, 1e6 / fsyncs)
+        }
     }
 
     /// Median time of `lz4 -dc` over every segment, when the command is installed.

@@ -36,6 +36,7 @@ struct LogBenchmark {
             atPath: directory, withIntermediateDirectories: true)
         let operations = StandardWorkload.operations(records: records, changes: changes)
         let bulk = StandardWorkload.changes(of: operations)
+        let changesPerCall = Double(bulk.count) / Double(max(1, operations.count))
         var figures: [BenchFigure] = []
         if !readOnly {
             figures += try await appendFigures(operations, bulk: bulk)
@@ -48,10 +49,9 @@ struct LogBenchmark {
             figures += try await baselineFigures(bulk)
             figures += try await jsonDecodingFigures(bulk)
             figures += try await jsonEncodingFigures(bulk)
-            figures += try ceilingFigures(changes: written)
+            figures += try await ceilingFigures(changes: written, changesPerCall: changesPerCall)
             annotateLocalWritesShare(&figures)
-            annotateGroupCommitBound(
-                &figures, changesPerCall: Double(bulk.count) / Double(max(1, operations.count)))
+            annotateGroupCommitBound(&figures, changesPerCall: changesPerCall)
         }
         return figures
     }

@@ -86,9 +86,7 @@ public final class GroupCommitter: @unchecked Sendable {
         let threadCount = max(1, syncsInFlightMax)
         runningThreads = threadCount
         for number in 0..<threadCount {
-            let thread = Thread { [self] in run() }
-            thread.name = "logbook-group-commit-\(number)"
-            thread.start()
+            Thread.startNamed("logbook-sync-\(number)") { [self] in run() }
         }
     }
 

@@ -36,6 +36,14 @@ import Testing
         #expect(oneCall.getChangesSince(0) == batched.getChangesSince(0))
     }
 
+    @Test(.timeLimit(.minutes(1)), arguments: [1, 5])
+    func tasksSuspendedTogetherMakeRoundsAndAllEnd(tasks: Int) async {
+        // Returning at all means every task was resumed for the last time; a rate of zero
+        // would mean no round completed.
+        let rounds = await measureTaskRoundTrips(tasks: tasks, seconds: 0.05)
+        #expect(rounds.isFinite && rounds > 0, "\(rounds)")
+    }
+
     @Test func theLogSuiteMeasuresLogbookAndBothBaselines() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -73,6 +81,11 @@ import Testing
         let groupCommit = try #require(
             report.figures.first { $0.name.hasPrefix("append .groupCommit, 4 writers") })
         #expect((groupCommit.boundChangesPerSecond ?? 0) > 0)
+        // Beside it, the runtime's part of a round: 4 tasks suspended and resumed together.
+        let roundTrip = try #require(
+            report.figures.first { $0.system == "ceiling" && $0.name.hasPrefix("4 tasks") })
+        #expect(roundTrip.changesPerSecond > 0)
+        #expect(groupCommit.note.contains("round trip of 4 tasks takes"), "\(groupCommit.note)")
         #expect(page.contains("Against the bound"))
         // Each buffered append stands beside its local writes alone, as a share of them.
         for (append, alone) in [

@@ -13,7 +13,9 @@ import Testing
         "LogbookCRDT": ["Foundation", "CMemoryHints"],
         // CoreMetrics is swift-metrics' API alone: figures go nowhere until a program
         // bootstraps a backend.
-        "LogbookStorage": ["Foundation", "CLZ4", "CCRC32C", "Glibc", "Darwin", "CoreMetrics"],
+        "LogbookStorage": [
+            "Foundation", "CLZ4", "CCRC32C", "CThreadNames", "Glibc", "Darwin", "CoreMetrics",
+        ],
         "Logbook": ["Foundation", "LogbookCRDT", "LogbookStorage", "CMemoryHints", "CoreMetrics"],
         "LogbookViews": ["Foundation", "Logbook", "LogbookCRDT", "CMemoryHints"],
         "LogbookWorkloads": [

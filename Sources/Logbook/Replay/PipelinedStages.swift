@@ -1,4 +1,5 @@
 import Foundation
+import LogbookStorage
 
 /// Two stages on two cores: `produce` runs on a thread of its own and hands items to
 /// `consume`, which runs on the caller's thread, in order, through a queue of at most `depth`
@@ -29,7 +30,7 @@ enum PipelinedStages {
         }
         let queue = HandOffQueue<Item>(depth: max(1, depth))
         let producer = UncheckedSendable(produce)
-        let thread = Thread {
+        Thread.startNamed("logbook-reader") {
             do {
                 try producer.value { queue.put($0) }
                 queue.finish(nil)
@@ -37,8 +38,6 @@ enum PipelinedStages {
                 queue.finish(error)
             }
         }
-        thread.name = "logbook-pipeline"
-        thread.start()
         defer { queue.waitUntilProducerDone() }
         do {
             while let item = try queue.take() {

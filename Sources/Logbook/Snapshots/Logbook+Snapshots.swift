@@ -126,7 +126,7 @@ extension Logbook {
     /// Writes the snapshot `claimSnapshotIfDue()` claimed, on a thread of its own.
     func startClaimedSnapshot() {
         // A thread of its own: the work is O(state) and blocking, kept off the task pool.
-        Thread { [self] in
+        Thread.startNamed("logbook-snap") { [self] in
             var snapshotFailure: String?
             do { try writeSnapshot() } catch {
                 snapshotFailure = "\(error)"
@@ -139,7 +139,7 @@ extension Logbook {
                 if snapshotFailure != nil { metrics.snapshotFailures.increment() }
                 snapshots.lastFailure = snapshotFailure
             }
-        }.start()
+        }
     }
 
     /// Runs `body` (a tombstone GC rewrite) with snapshots removed and none taken: a

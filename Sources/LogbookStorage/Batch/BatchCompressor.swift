@@ -18,9 +18,7 @@ final class BatchCompressor: @unchecked Sendable {
 
     /// Starts the thread, which compresses with LZ4 HC at `hcLevel` when given.
     init(hcLevel: Int32?) {
-        let thread = Thread { [self] in run(hcLevel: hcLevel) }
-        thread.name = "logbook-compressor"
-        thread.start()
+        Thread.startNamed("logbook-lz4") { [self] in run(hcLevel: hcLevel) }
     }
 
     /// Hands `batch` over to be compressed, dropping the payload of the one before.

@@ -3,11 +3,14 @@ import Logbook
 import LogbookCRDT
 import LogbookWorkloads
 
-// Usage: append-probe [append|state] [CHANGES]
+// Usage: append-probe [append|state|group] [CHANGES]
 //   append  the standard workload's operations, one `Logbook` call each, `.buffered`, through
 //           `Operation.apply(to:)` as `logbook bench log` calls them
 //   state   the same calls on a bare `ReplicaState` (no admission, lock, log or async call)
-// Environment: LOOPS (default 3) runs per process; SNAPSHOTS_OFF=1 writes no snapshot on
+//   group   the same calls split over WRITERS tasks (default 64) with `.groupCommit`, as the
+//           bench's group-commit figure makes them; prints the syncs made
+// Environment: LOOPS (default 3) runs per process; WRITERS (group only, default 64);
+// SYNCS_IN_FLIGHT (group only: `LogbookOptions.groupCommitSyncsInFlightMax`); SNAPSHOTS_OFF=1 writes no snapshot on
 // close (so callgrind counts the loop, not the snapshot); TIMED=1 times every call, as the
 // bench once did.
 let arguments = CommandLine.arguments
@@ -28,12 +31,15 @@ func report(_ label: String, _ count: Int, _ started: ContinuousClock.Instant) {
     print(label, count, String(format: "%.3f s  %.0f k/s", elapsed, Double(count) / elapsed / 1000))
 }
 
-func freshLogbook() throws -> Logbook {
+func freshLogbook(_ durability: Durability = .buffered) throws -> Logbook {
     try? FileManager.default.removeItem(atPath: directory)
     var options = LogbookOptions()
-    options.durability = .buffered
+    options.durability = durability
     options.log.segmentSizeMax = 4 * 1024 * 1024
     if environment["SNAPSHOTS_OFF"] != nil { options.snapshots = .off }
+    if let syncs = environment["SYNCS_IN_FLIGHT"].flatMap({ Int($0) }) {
+        options.groupCommitSyncsInFlightMax = syncs
+    }
     return try Logbook.open(directory: directory, nodeId: 1, options: options)
 }
 
@@ -43,6 +49,27 @@ func stateOnce() throws {
     var count = 0
     for operation in operations { count += try operation.apply(to: state) }
     report("state", count, started)
+}
+
+/// The operations split over `writers` tasks, each call waiting for the sync covering it.
+func groupOnce(writers: Int) async throws {
+    let logbook = try freshLogbook(.groupCommit)
+    let started = ContinuousClock.now
+    let count = try await withThrowingTaskGroup(of: Int.self) { group in
+        for writer in 0..<writers {
+            group.addTask {
+                var count = 0
+                for index in stride(from: writer, to: operations.count, by: writers) {
+                    count += try await operations[index].apply(to: logbook)
+                }
+                return count
+            }
+        }
+        return try await group.reduce(0, +)
+    }
+    report("group", count, started)
+    print("syncs", logbook.groupCommitSyncCount)
+    try logbook.close()
 }
 
 // The awaits stay at top level: valgrind 3.19 stops with a SIGSEGV on this loop when it is
@@ -68,8 +95,9 @@ for _ in 0..<loops {
         report("append", count, started)
         try logbook.close()
     case "state": try stateOnce()
+    case "group": try await groupOnce(writers: Int(environment["WRITERS"] ?? "64") ?? 64)
     default:
-        print("usage: append-probe [append|state] [CHANGES]")
+        print("usage: append-probe [append|state|group] [CHANGES]")
         exit(2)
     }
 }
