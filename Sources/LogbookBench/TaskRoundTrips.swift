@@ -2,7 +2,7 @@ import Foundation
 
 /// Rounds per second in which `tasks` tasks each suspend on a continuation and a thread of
 /// their own, once all of them are suspended, resumes them all; measured for about
-/// `seconds`.
+/// `seconds`, and at least one round, from the moment all of them are first suspended.
 ///
 /// Why: it is the part of a group-commit round that is the Swift runtime's, not the disk's
 /// or the engine's. Each writer waits for the sync covering its call, so between two syncs
@@ -46,17 +46,25 @@ private final class SuspendedTasks: @unchecked Sendable {
     }
 
     /// Starts the thread that resumes the tasks each time all of them are suspended, and
-    /// lets them end after `seconds`.
+    /// lets them end once `seconds` have passed and a round has been made.
+    ///
+    /// The clock starts when all of them are suspended for the first time: on a busy machine
+    /// the tasks may wait long for a thread to start on, which is not a round trip.
     func startResuming(forSeconds seconds: Double) {
         Thread.startNamed("logbook-resumer") { [self] in
-            let started = ContinuousClock.now
+            var started: ContinuousClock.Instant?
             var isOver = false
             while !isOver {
                 let resumed = condition.withLock {
                     while suspended.count < count { condition.wait() }
-                    elapsed = (ContinuousClock.now - started).seconds
-                    isOver = elapsed >= seconds
-                    if !isOver { rounds += 1 }
+                    let now = ContinuousClock.now
+                    if let started {
+                        rounds += 1
+                        elapsed = (now - started).seconds
+                        isOver = elapsed >= seconds
+                    } else {
+                        started = now
+                    }
                     defer { suspended.removeAll(keepingCapacity: true) }
                     return suspended
                 }

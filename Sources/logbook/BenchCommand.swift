@@ -9,24 +9,24 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Measure Logbook against SQLite and JSON persistence in one run.",
         discussion: """
-            Suites: `log` — the standard workload (docs/benchmarks.md) appended in each \
-            durability mode (1 and N writers, with per-call latency percentiles), by bulk \
-            merge, replayed (decode only and into the CRDT), compacted; SQLite (through GRDB, \
-            WAL, batched) and crdt-lite-style JSON doing the same work in this process; LZ4 \
-            decompression and the disk's fdatasync rate as ceilings. `replay` — only the read \
-            figures. `views` — a log of --changes (default 10 M) over a generated home of \
-            --entities entities and ten years of drawbridge openings, rebuilt into the graph, \
-            search and bridge views on open; then search and findPath latency percentiles. \
-            `shipping` — two nodes on loopback in this process: a new node's catch-up of the \
-            standard workload (--changes, default 1 M, over --records) from its state and from \
-            its history; 1 % more caught up by a node holding the whole state and by an empty \
-            one; replication lag while writers append four-field writes at --rate changes/s. \
-            `maintenance` — compaction and tombstone GC of an update-heavy log (--records \
-            records, ten writes per column on average), and the compacted log's size next to a \
-            log of the live state only. `hub` — the hub's store on the PostgreSQL at \
-            --postgres (a throwaway one; `make bench-hub` starts one): ingest into one stream \
-            by 1, 8 and 64 pushers, updates, a plain INSERT ceiling, readers paging changes, \
-            shipped batches and the state. Each figure: a median over --runs, with peak memory.
+            Suites: `log` — the standard workload (docs/benchmarks.md) appended in each durability \
+            mode (1 and N writers, with per-call latency percentiles), by bulk merge, replayed \
+            (decode only and into the CRDT), compacted; SQLite (through GRDB, WAL, batched) and \
+            crdt-lite-style JSON doing the same work in this process; as ceilings LZ4 \
+            decompression, the disk's fdatasyncs and N tasks suspended and resumed together (group \
+            commit). `replay` — only the read figures. `views` — a log of --changes (default 10 M) \
+            over a generated home of --entities entities and ten years of drawbridge openings, \
+            rebuilt into the graph, search and bridge views on open; then search and findPath \
+            latency percentiles. `shipping` — two nodes on loopback in this process: a new node's \
+            catch-up of the standard workload (--changes, default 1 M, over --records) from its \
+            state and from its history; 1 % more caught up by a node holding the whole state and \
+            by an empty one; replication lag while writers append four-field writes at --rate \
+            changes/s. `maintenance` — compaction and tombstone GC of an update-heavy log \
+            (--records records, ten writes per column on average), and the compacted log's size \
+            next to a log of the live state only. `hub` — the hub's store on the PostgreSQL at \
+            --postgres (a throwaway one; `make bench-hub` starts one): ingest into one stream by \
+            1, 8 and 64 pushers, updates, a plain INSERT ceiling, readers paging changes, shipped \
+            batches and the state. Figures: medians over --runs, with peak memory.
 
             Build optimized for real figures: swift build -c release --product logbook.
             """)
