@@ -92,7 +92,7 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             let logbook = try workload.freshLogbook(.groupCommit)
             benchmark.startMeasurement()
-            _ = try await apply(groupCommitOperations, to: logbook, writers: 64)
+            _ = try await StandardWorkload.apply(groupCommitOperations, to: logbook, writers: 64)
             benchmark.stopMeasurement()
             try logbook.close()
         }
@@ -124,7 +124,8 @@ let benchmarks: @Sendable () -> Void = {
             let logbook = try workload.freshLogbook(.groupCommit)
             let started = ContinuousClock.now
             benchmark.startMeasurement()
-            let changes = try await apply(groupCommitOperations, to: logbook, writers: 64)
+            let changes = try await StandardWorkload.apply(
+                groupCommitOperations, to: logbook, writers: 64)
             benchmark.stopMeasurement()
             let elapsed = ContinuousClock.now - started
             try logbook.close()
@@ -368,23 +369,4 @@ func measureCompaction(of directory: String, _ benchmark: Benchmark) throws {
     blackHole(try logbook.compact(compaction))
     benchmark.stopMeasurement()
     try logbook.close()
-}
-
-/// `operations` made by `writers` tasks, one call each (writer `w` makes every `writers`-th
-/// operation from `w`); the changes they wrote.
-func apply(_ operations: [StandardWorkload.Operation], to logbook: Logbook, writers: Int)
-    async throws -> Int
-{
-    try await withThrowingTaskGroup(of: Int.self) { group in
-        for writer in 0..<writers {
-            group.addTask {
-                var changes = 0
-                for index in stride(from: writer, to: operations.count, by: writers) {
-                    changes += try await operations[index].apply(to: logbook)
-                }
-                return changes
-            }
-        }
-        return try await group.reduce(0, +)
-    }
 }

@@ -155,3 +155,25 @@ extension StandardWorkload.Operation {
         }
     }
 }
+
+extension StandardWorkload {
+    /// `operations` made by `writers` tasks, one call each (writer `w` makes every
+    /// `writers`-th operation from `w`), as the group-commit benchmarks make them; the
+    /// changes they produced.
+    public static func apply(_ operations: [Operation], to logbook: Logbook, writers: Int)
+        async throws -> Int
+    {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    var changes = 0
+                    for index in stride(from: writer, to: operations.count, by: writers) {
+                        changes += try await operations[index].apply(to: logbook)
+                    }
+                    return changes
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+    }
+}

@@ -55,18 +55,7 @@ func stateOnce() throws {
 func groupOnce(writers: Int) async throws {
     let logbook = try freshLogbook(.groupCommit)
     let started = ContinuousClock.now
-    let count = try await withThrowingTaskGroup(of: Int.self) { group in
-        for writer in 0..<writers {
-            group.addTask {
-                var count = 0
-                for index in stride(from: writer, to: operations.count, by: writers) {
-                    count += try await operations[index].apply(to: logbook)
-                }
-                return count
-            }
-        }
-        return try await group.reduce(0, +)
-    }
+    let count = try await StandardWorkload.apply(operations, to: logbook, writers: writers)
     report("group", count, started)
     print("syncs", logbook.groupCommitSyncCount)
     try logbook.close()
