@@ -16,7 +16,7 @@ import Testing
         #if os(Linux)
             let seen = await withCheckedContinuation { continuation in
                 Thread.startNamed(name) {
-                    continuation.resume(returning: Self.kernelName(of: "thread-self"))
+                    continuation.resume(returning: Self.kernelName(at: "/proc/thread-self/comm"))
                 }
             }
             #expect(seen == shown)
@@ -39,16 +39,14 @@ import Testing
         #endif
     }
 
-    /// The kernel's name of the thread at /proc/self/`task` (or "thread-self", the caller).
-    static func kernelName(of task: String) -> String? {
-        let path = task == "thread-self" ? "/proc/thread-self/comm" : "/proc/self/task/\(task)/comm"
-        return (try? String(contentsOfFile: path, encoding: .utf8))?
-            .trimmingCharacters(in: .newlines)
+    /// The kernel's name of a thread, read from its `comm` file at `path`.
+    static func kernelName(at path: String) -> String? {
+        (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .newlines)
     }
 
     /// The kernel's names of this process's threads.
     static func threadNames() -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.compactMap { kernelName(of: $0) }
+        return tasks.compactMap { kernelName(at: "/proc/self/task/\($0)/comm") }
     }
 }
