@@ -28,6 +28,15 @@ package enum ChangeAdmission {
     static func admitLocalWrite(recordId: String, fields: [(String, Value)])
         throws(LogbookError) -> (recordId: String, fields: [(String, Value)])
     {
+        if isPlainLocalWrite(recordId: recordId, fields: fields) { return (recordId, fields) }
+        return try admitLocalWriteChecked(recordId: recordId, fields: fields)
+    }
+
+    /// `admitLocalWrite` for a write that is not plain: each check on its own.
+    @inline(never)
+    static func admitLocalWriteChecked(recordId: String, fields: [(String, Value)])
+        throws(LogbookError) -> (recordId: String, fields: [(String, Value)])
+    {
         let recordId = CanonicalText.nfc(recordId)
         var fields = fields
         // By index: `allSatisfy` iterates copies, each field's name and value retained and
