@@ -23,7 +23,8 @@ extension ReplicaState {
         refusingColumnVersionsFrom limit: UInt64
     ) throws(ColumnVersionAtLimit) -> [Change<String, String, Value>] {
         var changes: [Change<String, String, Value>] = []
-        changes.reserveCapacity(fields.count)
+        // One field's change makes its own array (`ReplicaStorage.writeField`).
+        if fields.count > 1 { changes.reserveCapacity(fields.count) }
         // The hash is taken inside the storage's own call: an argument read from `storage`
         // would be a second exclusivity-checked access of it.
         try storage.insertOrUpdate(

@@ -73,10 +73,12 @@ extension ReplicaStorage {
     ) {
         let colVersion = entries[number].record.writeLocally(
             column, at: position, value: value, dbVersion: dbVersion, nodeId: nodeId)
-        changes.append(
-            Change(
-                recordId: recordId, colName: column, value: value, colVersion: colVersion,
-                dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags))
+        let change = Change(
+            recordId: recordId, colName: column, value: value, colVersion: colVersion,
+            dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags)
+        // An array with no storage yet (a one-field write's) takes a literal's: growing it
+        // for the append goes through the general reallocation, about 200 instructions.
+        if changes.capacity == 0 { changes = [change] } else { changes.append(change) }
     }
 
     /// The number of `recordId` (whose hash is `hash`, computed when not given) when it is
