@@ -24,8 +24,8 @@ package enum ChangeAdmission {
 
     /// A local write's id and column names in Unicode NFC (`CanonicalText`: as Swift
     /// compares strings they are the ones given, and peers compare bytes), checked with its
-    /// values; throws `.invalidChange` for the first field that breaks a bound.
-    // Inlined: the shortcut is a few comparisons, and called it cost a retain of the fields.
+    /// values; throws `.invalidChange` for the first field that breaks a bound. Inlined: a
+    /// plain write's shortcut is a few comparisons, and called it cost a retain of the fields.
     @inline(__always)
     static func admitLocalWrite(recordId: String, fields: [(String, Value)])
         throws(LogbookError) -> (recordId: String, fields: [(String, Value)])
