@@ -27,13 +27,22 @@ enum CanonicalText {
     /// word-at-a-time test, since every id and column of every write and merged change
     /// passes here.
     private static func isASCII(_ text: String) -> Bool {
-        if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
-            if text.utf8Span.isKnownASCII { return true }
-        }
+        if knownASCIIByteCount(text) != nil { return true }
         let contiguous = text.utf8.withContiguousStorageIfAvailable {
             ValueCodec.isASCII(UnsafeRawBufferPointer($0))
         }
         return contiguous ?? text.utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    /// `text`'s byte count when the string itself knows it is ASCII (its flag, read in O(1));
+    /// nil when it does not know, which says nothing either way.
+    @inline(__always)
+    static func knownASCIIByteCount(_ text: String) -> Int? {
+        if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
+            let utf8 = text.utf8Span
+            if utf8.isKnownASCII { return utf8.count }
+        }
+        return nil
     }
 
     /// `text` in NFC: itself when it already is (no copy), else its canonical composition.

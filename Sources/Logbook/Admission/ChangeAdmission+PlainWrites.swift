@@ -24,11 +24,8 @@ extension ChangeAdmission {
     /// does not know (bridged, or built from bytes unchecked) goes the general way.
     @inline(__always)
     private static func isShortASCII(_ text: String, sizeMax: Int) -> Bool {
-        if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
-            let utf8 = text.utf8Span
-            return utf8.isKnownASCII && utf8.count <= sizeMax
-        }
-        return false
+        guard let byteCount = CanonicalText.knownASCIIByteCount(text) else { return false }
+        return byteCount <= sizeMax
     }
 
     /// A value whose encoding is surely within `ChangeLimits`: a null, bool, integer, finite

@@ -22,9 +22,7 @@ extension ReplicaState {
         _ recordId: String, flags: UInt32 = 0, fields: [(String, Value)],
         refusingColumnVersionsFrom limit: UInt64
     ) throws(ColumnVersionAtLimit) -> [Change<String, String, Value>] {
-        var changes: [Change<String, String, Value>] = []
-        // One field's change makes its own array (`ReplicaStorage.writeField`).
-        if fields.count > 1 { changes.reserveCapacity(fields.count) }
+        var changes = ReplicaStorage.changeArray(forFields: fields.count)
         // The hash is taken inside the storage's own call: an argument read from `storage`
         // would be a second exclusivity-checked access of it.
         try storage.insertOrUpdate(

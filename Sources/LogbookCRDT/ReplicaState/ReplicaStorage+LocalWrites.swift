@@ -29,8 +29,7 @@ extension ReplicaStorage {
         _ fields: [(String, Value)], toEntry number: Int, recordId: String, nodeId: NodeId,
         flags: UInt32
     ) -> [Change<String, String, Value>] {
-        var changes: [Change<String, String, Value>] = []
-        changes.reserveCapacity(fields.count)
+        var changes = Self.changeArray(forFields: fields.count)
         write(
             fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
             into: &changes)
@@ -79,6 +78,15 @@ extension ReplicaStorage {
         // An array with no storage yet (a one-field write's) takes a literal's: growing it
         // for the append goes through the general reallocation, about 200 instructions.
         if changes.capacity == 0 { changes = [change] } else { changes.append(change) }
+    }
+
+    /// An empty array for the changes of one write of `fieldCount` fields: storage reserved
+    /// for several fields' changes, none for one field's, which `writeField` puts in an
+    /// array literal.
+    static func changeArray(forFields fieldCount: Int) -> [Change<String, String, Value>] {
+        var changes: [Change<String, String, Value>] = []
+        if fieldCount > 1 { changes.reserveCapacity(fieldCount) }
+        return changes
     }
 
     /// The number of `recordId` (whose hash is `hash`, computed when not given) when it is

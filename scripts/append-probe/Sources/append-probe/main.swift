@@ -10,9 +10,9 @@ import LogbookWorkloads
 //   group   the same calls split over WRITERS tasks (default 64) with `.groupCommit`, as the
 //           bench's group-commit figure makes them; prints the syncs made
 // Environment: LOOPS (default 3) runs per process; WRITERS (group only, default 64);
-// SYNCS_IN_FLIGHT (group only: `LogbookOptions.groupCommitSyncsInFlightMax`); SNAPSHOTS_OFF=1 writes no snapshot on
-// close (so callgrind counts the loop, not the snapshot); TIMED=1 times every call, as the
-// bench once did.
+// SYNCS_IN_FLIGHT (group only: `LogbookOptions.groupCommitSyncsInFlightMax`);
+// SNAPSHOTS_OFF=1 writes no snapshot on close (so callgrind counts the loop, not the
+// snapshot); TIMED=1 times every call, as the bench once did.
 let arguments = CommandLine.arguments
 let environment = ProcessInfo.processInfo.environment
 let mode = arguments.count > 1 ? arguments[1] : "append"
