@@ -34,6 +34,9 @@ public final class Logbook: @unchecked Sendable {
     /// `failure != nil`, read by every write: testing the optional itself copies the whole
     /// error (two copies a write, a percent of a one-change write's instructions).
     private(set) var hasFailed = false
+    /// The array the last one-call write returned, kept to be written over by the next
+    /// (guarded by `lock`; `Logbook+ReusedChanges.swift`).
+    var reusableChanges: [Change<String, String, Value>] = []
     /// Whether a compaction or GC pass runs (guarded by `lock`).
     var isMaintaining = false
     /// What tombstone GC has done (guarded by `lock`).
@@ -184,6 +187,11 @@ public final class Logbook: @unchecked Sendable {
     /// Like crdt-lite, a write to a deleted record is refused (no changes); so is one to a
     /// record whose tombstone GC collected while a peer may still hold it (`isFenced`).
     /// Ids and column names are written in Unicode NFC (`ChangeAdmission.admitLocalWrite`).
+    ///
+    /// The array returned is one the engine keeps and writes the next write's changes over
+    /// once its caller has let go of it, so that a caller that drops the result allocates
+    /// and frees no array per write; one kept is a value like any other, never changed
+    /// (`Logbook+ReusedChanges.swift`).
     @discardableResult
     public nonisolated(nonsending) func insertOrUpdate(
         _ recordId: String, fields: [(String, Value)]
@@ -193,8 +201,12 @@ public final class Logbook: @unchecked Sendable {
         return try await write { crdt throws(LogbookError) in
             if isFenced(held: recordId) { return [] }
             return try checkedLocalWrite(crdt, recordId) { limit throws(ColumnVersionAtLimit) in
+                var changes = takeReusableChanges()
+                defer { keepForReuse(changes) }
                 try crdt.insertOrUpdate(
-                    recordId, fields: fields, refusingColumnVersionsFrom: limit)
+                    recordId, fields: fields, refusingColumnVersionsFrom: limit,
+                    reusing: &changes)
+                return changes
             }
         }
     }
@@ -208,7 +220,7 @@ public final class Logbook: @unchecked Sendable {
         return try await write { crdt throws(LogbookError) in
             if isFenced(held: recordId) || crdt.isTombstoned(recordId) { return [] }
             try ChangeAdmission.checkClockRoom(clock: crdt.getClock().currentTime())
-            return crdt.deleteRecord(recordId).map { [$0] } ?? []
+            return reusedArray(holding: crdt.deleteRecord(recordId))
         }.first
     }
 
@@ -221,9 +233,9 @@ public final class Logbook: @unchecked Sendable {
             recordId: recordId, fieldName: fieldName)
         return try await write { crdt throws(LogbookError) in
             try checkedLocalWrite(crdt, recordId) { limit throws(ColumnVersionAtLimit) in
-                try crdt.deleteField(
-                    recordId, fieldName: fieldName, refusingColumnVersionsFrom: limit
-                ).map { [$0] } ?? []
+                reusedArray(
+                    holding: try crdt.deleteField(
+                        recordId, fieldName: fieldName, refusingColumnVersionsFrom: limit))
             }
         }.first
     }

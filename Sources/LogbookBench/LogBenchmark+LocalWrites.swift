@@ -22,7 +22,8 @@ extension LogBenchmark {
             name: Self.localWritesAloneOneCallName,
             note: "the ceiling of append .buffered, 1 writer: ReplicaState's calls alone"
         ) { state in
-            try operations.reduce(0) { $0 + (try $1.apply(to: state)) }
+            var changes: [Change<String, String, Value>] = []
+            return try operations.reduce(0) { $0 + (try $1.apply(to: state, reusing: &changes)) }
         }
         let batches = Self.writeBatches(operations)
         let batched = try await stateAloneFigure(

@@ -120,15 +120,21 @@ extension StandardWorkload.Operation {
     }
 
     /// Performs the operation on a replica state alone, by the calls the engine's write path
-    /// makes under its lock (the column-version refusal included); returns the changes it
-    /// produced. What a Logbook call costs beyond this is admission, the lock, the log and
-    /// the async call.
-    public func apply(to state: ReplicaState) throws(ColumnVersionAtLimit) -> Int {
+    /// makes under its lock (the column-version refusal included, and an upsert's changes
+    /// written over `changes`, the array the previous upsert left, as the engine reuses the
+    /// array it returned); returns the changes it produced. What a Logbook call costs beyond
+    /// this is admission, the lock, the log and the async call.
+    public func apply(
+        to state: ReplicaState, reusing changes: inout [Change<String, String, Value>]
+    )
+        throws(ColumnVersionAtLimit) -> Int
+    {
         switch self {
         case .upsert(let recordId, let fields):
-            return try state.insertOrUpdate(
-                recordId, fields: fields, refusingColumnVersionsFrom: ChangeLimits.versionMax
-            ).count
+            try state.insertOrUpdate(
+                recordId, fields: fields, refusingColumnVersionsFrom: ChangeLimits.versionMax,
+                reusing: &changes)
+            return changes.count
         case .deleteField(let recordId, let column):
             let change = try state.deleteField(
                 recordId, fieldName: column, refusingColumnVersionsFrom: ChangeLimits.versionMax)

@@ -20,7 +20,8 @@ import Testing
             operations, logbook, latencyStride: latencyStride)
         #expect(outcome.count == expected.count)
         let reference = ReplicaState(nodeId: 1)
-        for operation in operations { _ = try operation.apply(to: reference) }
+        var changes: [Change<String, String, Value>] = []
+        for operation in operations { _ = try operation.apply(to: reference, reusing: &changes) }
         #expect(logbook.getChangesSince(0) == reference.getChangesSince(0))
         let timed = (operations.count + latencyStride - 1) / latencyStride
         #expect(outcome.latency.count == timed)

@@ -27,7 +27,8 @@ import Testing
         let operations = StandardWorkload.operations(records: 300, changes: 4000)
         let expected = StandardWorkload.changes(of: operations, nodeId: 1)
         let oneCall = ReplicaState(nodeId: 1)
-        let made = try operations.reduce(0) { $0 + (try $1.apply(to: oneCall)) }
+        var changes: [Change<String, String, Value>] = []
+        let made = try operations.reduce(0) { $0 + (try $1.apply(to: oneCall, reusing: &changes)) }
         #expect(made == expected.count)
         let batched = ReplicaState(nodeId: 1)
         let outcome = batched.write(operations.map(\.localWrite))

@@ -22,13 +22,32 @@ extension ReplicaState {
         _ recordId: String, flags: UInt32 = 0, fields: [(String, Value)],
         refusingColumnVersionsFrom limit: UInt64
     ) throws(ColumnVersionAtLimit) -> [Change<String, String, Value>] {
-        var changes = ReplicaStorage.changeArray(forFields: fields.count)
+        var changes: [Change<String, String, Value>] = []
+        try insertOrUpdate(
+            recordId, flags: flags, fields: fields, refusingColumnVersionsFrom: limit,
+            reusing: &changes)
+        return changes
+    }
+
+    /// `insertOrUpdate(_:flags:fields:refusingColumnVersionsFrom:)`, leaving its changes in
+    /// `changes` (none when refused), written over the elements it held: a caller that keeps
+    /// one array for its writes, and lets go of the copies it hands out before the next,
+    /// allocates no array per write and destroys no change through the generic type's
+    /// value witnesses (the engine's one-call writes do; `WrittenChanges`).
+    public func insertOrUpdate(
+        _ recordId: String, flags: UInt32 = 0, fields: [(String, Value)],
+        refusingColumnVersionsFrom limit: UInt64,
+        reusing changes: inout [Change<String, String, Value>]
+    ) throws(ColumnVersionAtLimit) {
+        var written = WrittenChanges(over: changes)
+        changes = []
+        defer { changes = written.finished() }
+        if fields.count > 1 { written.reserveCapacity(forMore: fields.count) }
         // The hash is taken inside the storage's own call: an argument read from `storage`
         // would be a second exclusivity-checked access of it.
         try storage.insertOrUpdate(
             recordId, hash: nil, fields: fields, nodeId: nodeId, flags: flags, limit: limit,
-            into: &changes)
-        return changes
+            into: &written)
     }
 
     /// Deletes a record, leaving a tombstone; nil, without a tick, when it is already

@@ -29,17 +29,18 @@ extension ReplicaStorage {
         _ fields: [(String, Value)], toEntry number: Int, recordId: String, nodeId: NodeId,
         flags: UInt32
     ) -> [Change<String, String, Value>] {
-        var changes = Self.changeArray(forFields: fields.count)
+        var changes = WrittenChanges(over: [])
+        if fields.count > 1 { changes.reserveCapacity(forMore: fields.count) }
         write(
             fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
             into: &changes)
-        return changes
+        return changes.finished()
     }
 
     /// `write(_:toEntry:recordId:nodeId:flags:)`, appending the changes to `changes`.
     mutating func write(
         _ fields: [(String, Value)], toEntry number: Int, recordId: String, nodeId: NodeId,
-        flags: UInt32, into changes: inout [Change<String, String, Value>]
+        flags: UInt32, into changes: inout WrittenChanges
     ) {
         guard let dbVersion = beginLocalWrite(toEntry: number) else { return }
         for (column, value) in fields {
@@ -68,25 +69,13 @@ extension ReplicaStorage {
     private mutating func writeField(
         _ column: String, _ value: Value, at position: Int?, toEntry number: Int,
         recordId: String, dbVersion: UInt64, nodeId: NodeId, flags: UInt32,
-        into changes: inout [Change<String, String, Value>]
+        into changes: inout WrittenChanges
     ) {
         let colVersion = entries[number].record.writeLocally(
             column, at: position, value: value, dbVersion: dbVersion, nodeId: nodeId)
-        let change = Change(
+        changes.append(
             recordId: recordId, colName: column, value: value, colVersion: colVersion,
             dbVersion: dbVersion, nodeId: nodeId, localDbVersion: dbVersion, flags: flags)
-        // An array with no storage yet (a one-field write's) takes a literal's: growing it
-        // for the append goes through the general reallocation, about 200 instructions.
-        if changes.capacity == 0 { changes = [change] } else { changes.append(change) }
-    }
-
-    /// An empty array for the changes of one write of `fieldCount` fields: storage reserved
-    /// for several fields' changes, none for one field's, which `writeField` puts in an
-    /// array literal.
-    static func changeArray(forFields fieldCount: Int) -> [Change<String, String, Value>] {
-        var changes: [Change<String, String, Value>] = []
-        if fieldCount > 1 { changes.reserveCapacity(fieldCount) }
-        return changes
     }
 
     /// The number of `recordId` (whose hash is `hash`, computed when not given) when it is
@@ -122,7 +111,8 @@ extension ReplicaStorage {
         skipping isSkipped: (String) -> Bool
     ) -> LocalWriteOutcome {
         var outcome = LocalWriteOutcome()
-        outcome.changes.reserveCapacity(writes.count)
+        var changes = WrittenChanges(over: [])
+        changes.reserveCapacity(forMore: writes.count)
         writes.withUnsafeBufferPointer { writes in
             forEachPrefetched(count: writes.count, recordId: { writes[$0].recordId }) {
                 storage, index, hash in
@@ -130,12 +120,13 @@ extension ReplicaStorage {
                 do throws(ColumnVersionAtLimit) {
                     try storage.make(
                         writes[index], hash: hash, nodeId: nodeId, flags: flags, limit: limit,
-                        skipping: isSkipped, into: &outcome.changes)
+                        skipping: isSkipped, into: &changes)
                 } catch {
                     outcome.refusal = (index, error)
                 }
             }
         }
+        outcome.changes = changes.finished()
         return outcome
     }
 
@@ -145,7 +136,7 @@ extension ReplicaStorage {
     @inline(__always)
     private mutating func make(
         _ write: LocalWrite, hash: UInt64, nodeId: NodeId, flags: UInt32, limit: UInt64,
-        skipping isSkipped: (String) -> Bool, into changes: inout [Change<String, String, Value>]
+        skipping isSkipped: (String) -> Bool, into changes: inout WrittenChanges
     ) throws(ColumnVersionAtLimit) {
         switch write {
         case .insertOrUpdate(let recordId, let fields):
@@ -175,7 +166,7 @@ extension ReplicaStorage {
     @inline(__always)
     mutating func insertOrUpdate(
         _ recordId: String, hash: UInt64?, fields: [(String, Value)], nodeId: NodeId,
-        flags: UInt32, limit: UInt64, into changes: inout [Change<String, String, Value>]
+        flags: UInt32, limit: UInt64, into changes: inout WrittenChanges
     ) throws(ColumnVersionAtLimit) {
         let number = numberCreatingEntry(for: recordId, hash: hash ?? self.hash(recordId))
         if fields.count == 1, let (column, value) = fields.first {
@@ -197,7 +188,7 @@ extension ReplicaStorage {
     private mutating func write(
         _ column: String, _ value: Value, toEntry number: Int, recordId: String,
         nodeId: NodeId, flags: UInt32, limit: UInt64,
-        into changes: inout [Change<String, String, Value>]
+        into changes: inout WrittenChanges
     ) throws(ColumnVersionAtLimit) {
         let wasLive = entries[number].status == .live
         let position = wasLive ? entries[number].record.slot(of: column) : nil

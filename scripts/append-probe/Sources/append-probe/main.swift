@@ -47,7 +47,8 @@ func stateOnce() throws {
     let state = ReplicaState(nodeId: 1)
     let started = ContinuousClock.now
     var count = 0
-    for operation in operations { count += try operation.apply(to: state) }
+    var changes: [Change<String, String, Value>] = []
+    for operation in operations { count += try operation.apply(to: state, reusing: &changes) }
     report("state", count, started)
 }
 
