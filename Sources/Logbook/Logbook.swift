@@ -196,9 +196,23 @@ public final class Logbook: @unchecked Sendable {
     public nonisolated(nonsending) func insertOrUpdate(
         _ recordId: String, fields: [(String, Value)]
     ) async throws(LogbookError) -> [Change<String, String, Value>] {
-        let (recordId, fields) = try ChangeAdmission.admitLocalWrite(
+        // A plain write goes on with the arguments themselves: taken through the admission's
+        // answer, the id and the fields were retained (and released) once more per call.
+        if ChangeAdmission.isPlainLocalWrite(recordId: recordId, fields: fields) {
+            return try await insertOrUpdateAdmitted(recordId, fields: fields)
+        }
+        let (recordId, fields) = try ChangeAdmission.admitLocalWriteChecked(
             recordId: recordId, fields: fields)
-        return try await write { crdt throws(LogbookError) in
+        return try await insertOrUpdateAdmitted(recordId, fields: fields)
+    }
+
+    /// `insertOrUpdate` of an admitted write. Inlined into both of its calls, so that a
+    /// write has no async frame of its own.
+    @inline(__always)
+    private nonisolated(nonsending) func insertOrUpdateAdmitted(
+        _ recordId: String, fields: [(String, Value)]
+    ) async throws(LogbookError) -> [Change<String, String, Value>] {
+        try await write { crdt throws(LogbookError) in
             if isFenced(held: recordId) { return [] }
             return try checkedLocalWrite(crdt, recordId) { limit throws(ColumnVersionAtLimit) in
                 var changes = takeReusableChanges()
