@@ -9,8 +9,10 @@ import LogbookCRDT
 // write finds it shared and copies it before writing (copy on write).
 extension Logbook {
     /// The most changes the kept array may have room for: a write of more fields leaves
-    /// its array to its caller alone rather than keep that much memory.
-    static let reusableChangesCapacityMax = 64
+    /// its array to its caller alone. The kept array holds the last write's ids and values
+    /// until the next write (the state's own, unless it has replaced them since), so this
+    /// bounds what it can keep alive that the state does not.
+    static let reusableChangesCapacityMax = 16
 
     /// Takes the kept array out of the instance, so that the write that fills it holds the
     /// only reference the engine has. Called with the lock held.
