@@ -39,7 +39,11 @@ import Testing
         }
     }
 
-    @Test func everyAnswerKeptStaysWhatItWas() async throws {
+    /// `writes` made one call each on a new Logbook, every answer kept, and on a bare
+    /// replica state: the kept answers and the state's.
+    private static func keptAndExpected(_ writes: [LocalWrite]) async throws -> (
+        kept: [[Change<String, String, Value>]], expected: [[Change<String, String, Value>]]
+    ) {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let logbook = try Logbook.open(
@@ -47,10 +51,17 @@ import Testing
         let reference = ReplicaState(nodeId: 1)
         var kept: [[Change<String, String, Value>]] = []
         var expected: [[Change<String, String, Value>]] = []
-        for write in LogbookBatchWriteTests.writes(count: 3000, seed: 11) {
-            kept.append(try await Self.answer(write, on: logbook))
-            expected.append(Self.answer(write, on: reference))
+        for write in writes {
+            kept.append(try await answer(write, on: logbook))
+            expected.append(answer(write, on: reference))
         }
+        try logbook.close()
+        return (kept, expected)
+    }
+
+    @Test func everyAnswerKeptStaysWhatItWas() async throws {
+        let (kept, expected) = try await Self.keptAndExpected(
+            LogbookBatchWriteTests.writes(count: 3000, seed: 11))
         let firstDifference = zip(kept, expected).enumerated().first {
             $0.element.0 != $0.element.1
         }
@@ -58,19 +69,13 @@ import Testing
             firstDifference == nil, "first difference at write \(firstDifference?.offset ?? -1)")
         // The run had writes of every size the kept array goes through.
         #expect(Set(kept.map(\.count)) == [0, 1, 2, 3])
-        try logbook.close()
     }
 
     @Test func writesWiderThanTheKeptArrayAnswerAlike() async throws {
         // Twenty fields is more than the engine keeps an array for; the writes around it
         // start again from an array of their own.
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let logbook = try Logbook.open(
-            directory: directory.path, nodeId: 1, options: smallLogOptions(.buffered))
-        let reference = ReplicaState(nodeId: 1)
         let wide = (0..<20).map { ("c\($0)", Value.int(Int64($0))) }
-        let writes: [LocalWrite] = [
+        let (kept, expected) = try await Self.keptAndExpected([
             .insertOrUpdate("r/1", fields: [("a", .int(1))]),
             .insertOrUpdate("r/1", fields: wide),
             .insertOrUpdate("r/2", fields: [("a", .int(2)), ("b", .int(3))]),
@@ -78,16 +83,9 @@ import Testing
             .insertOrUpdate("r/2", fields: wide),
             .deleteRecord("r/2"),
             .insertOrUpdate("r/1", fields: [("a", .int(4))]),
-        ]
-        var kept: [[Change<String, String, Value>]] = []
-        var expected: [[Change<String, String, Value>]] = []
-        for write in writes {
-            kept.append(try await Self.answer(write, on: logbook))
-            expected.append(Self.answer(write, on: reference))
-        }
+        ])
         #expect(kept == expected)
         #expect(kept.map(\.count) == [1, 20, 2, 1, 20, 1, 1])
-        try logbook.close()
     }
 
     @Test func writersKeepTheirAnswersWhileOthersWrite() async throws {
