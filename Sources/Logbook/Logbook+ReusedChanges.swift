@@ -36,17 +36,9 @@ extension Logbook {
     func reusedArray(holding change: Change<String, String, Value>?)
         -> [Change<String, String, Value>]
     {
-        var changes = takeReusableChanges()
-        if let change {
-            if changes.count == 1 {
-                changes[0] = change
-            } else {
-                changes.removeAll(keepingCapacity: true)
-                changes.append(change)
-            }
-        } else if !changes.isEmpty {
-            changes.removeAll(keepingCapacity: true)
-        }
+        var written = WrittenChanges(over: takeReusableChanges())
+        if let change { written.append(change) }
+        let changes = written.finished()
         keepForReuse(changes)
         return changes
     }

@@ -26,6 +26,8 @@ package enum ChangeAdmission {
     /// compares strings they are the ones given, and peers compare bytes), checked with its
     /// values; throws `.invalidChange` for the first field that breaks a bound. Inlined: a
     /// plain write's shortcut is a few comparisons, and called it cost a retain of the fields.
+    /// `Logbook.insertOrUpdate` takes the two steps itself (`isPlainLocalWrite`, then
+    /// `admitLocalWriteChecked`), so that a plain write goes on with its own arguments.
     @inline(__always)
     static func admitLocalWrite(recordId: String, fields: [(String, Value)])
         throws(LogbookError) -> (recordId: String, fields: [(String, Value)])

@@ -42,7 +42,7 @@ extension ReplicaState {
         var written = WrittenChanges(over: changes)
         changes = []
         defer { changes = written.finished() }
-        if fields.count > 1 { written.reserveCapacity(forMore: fields.count) }
+        written.reserveCapacity(forMore: fields.count)
         // The hash is taken inside the storage's own call: an argument read from `storage`
         // would be a second exclusivity-checked access of it.
         try storage.insertOrUpdate(

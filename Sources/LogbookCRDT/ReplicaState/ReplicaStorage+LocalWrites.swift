@@ -30,7 +30,7 @@ extension ReplicaStorage {
         flags: UInt32
     ) -> [Change<String, String, Value>] {
         var changes = WrittenChanges(over: [])
-        if fields.count > 1 { changes.reserveCapacity(forMore: fields.count) }
+        changes.reserveCapacity(forMore: fields.count)
         write(
             fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
             into: &changes)

@@ -7,17 +7,18 @@
 /// freed, or emptied by `removeAll`, destroys each element through the generic type's value
 /// witnesses instead, about 170 instructions a change, and its storage is freed and
 /// allocated again for the next write: together about a tenth of a one-call write's
-/// instructions (docs/benchmarks.md, session 48).
-struct WrittenChanges {
+/// instructions (docs/benchmarks.md, session 48). The engine's one-call deletions, which
+/// the state answers with one change, put it in their kept array through this too.
+package struct WrittenChanges {
     /// The array written into: the first `count` elements are this write's, the rest a
     /// previous write's, until `finished()` drops them.
     private var array: [Change<String, String, Value>]
     /// The changes written so far.
-    private(set) var count = 0
+    package private(set) var count = 0
 
     /// Writes over `array`'s elements. If `array` is shared, the first change written copies
     /// it (copy on write), as any mutation would.
-    init(over array: [Change<String, String, Value>]) {
+    package init(over array: [Change<String, String, Value>]) {
         self.array = array
     }
 
@@ -49,7 +50,7 @@ struct WrittenChanges {
 
     /// Adds the write's next change.
     @inline(__always)
-    mutating func append(_ change: __owned Change<String, String, Value>) {
+    package mutating func append(_ change: __owned Change<String, String, Value>) {
         if count < array.count {
             array[count] = change
         } else if array.capacity == 0 {
@@ -63,13 +64,15 @@ struct WrittenChanges {
     }
 
     /// Room for `additional` more changes than the array holds now (writes of several
-    /// fields, and batches).
+    /// fields, and batches). None is reserved for one: a single change that does not fit
+    /// goes into an array literal (`append`).
     mutating func reserveCapacity(forMore additional: Int) {
-        if count + additional > array.capacity { array.reserveCapacity(count + additional) }
+        guard additional > 1, count + additional > array.capacity else { return }
+        array.reserveCapacity(count + additional)
     }
 
     /// The write's changes: the array, with what a previous write left past them dropped.
-    consuming func finished() -> [Change<String, String, Value>] {
+    package consuming func finished() -> [Change<String, String, Value>] {
         if count < array.count { array.removeSubrange(count...) }
         return array
     }
