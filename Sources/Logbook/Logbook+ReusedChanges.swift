@@ -33,11 +33,12 @@ extension Logbook {
     /// `change` as an array of one (none when nil), in the kept array. Called with the lock
     /// held.
     @inline(__always)
-    func reusedArray(holding change: Change<String, String, Value>?)
+    func reusedArray(holding change: consuming Change<String, String, Value>?)
         -> [Change<String, String, Value>]
     {
         var written = WrittenChanges(over: takeReusableChanges())
-        if let change { written.append(change) }
+        // Moved in, not copied: a copy of a change goes through the generic type's witness.
+        if case .some(let made) = consume change { written.append(made) }
         let changes = written.finished()
         keepForReuse(changes)
         return changes

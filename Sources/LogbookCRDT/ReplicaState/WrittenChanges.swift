@@ -12,13 +12,13 @@
 package struct WrittenChanges {
     /// The array written into: the first `count` elements are this write's, the rest a
     /// previous write's, until `finished()` drops them.
-    private var array: [Change<String, String, Value>]
+    @usableFromInline var array: [Change<String, String, Value>]
     /// The changes written so far.
-    package private(set) var count = 0
+    @usableFromInline package internal(set) var count = 0
 
     /// Writes over `array`'s elements. If `array` is shared, the first change written copies
     /// it (copy on write), as any mutation would.
-    package init(over array: [Change<String, String, Value>]) {
+    @inlinable package init(over array: [Change<String, String, Value>]) {
         self.array = array
     }
 
@@ -49,7 +49,7 @@ package struct WrittenChanges {
     }
 
     /// Adds the write's next change.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func append(_ change: __owned Change<String, String, Value>) {
         if count < array.count {
             array[count] = change
@@ -72,7 +72,7 @@ package struct WrittenChanges {
     }
 
     /// The write's changes: the array, with what a previous write left past them dropped.
-    package consuming func finished() -> [Change<String, String, Value>] {
+    @inlinable package consuming func finished() -> [Change<String, String, Value>] {
         if count < array.count { array.removeSubrange(count...) }
         return array
     }
