@@ -8,11 +8,13 @@ import CMemoryHints
 /// the caller confirms a candidate number by comparing the id it stored under it, so two ids
 /// whose 64-bit hashes collide still get different numbers.
 struct RecordIdTable {
-    /// One slot: a full hash (kept so growing never rehashes an id) and the number plus one,
-    /// so that zero marks an empty slot.
+    /// One slot: a full hash (kept so growing never rehashes an id), the number plus one,
+    /// so that zero marks an empty slot, and where the record's columns were last seen
+    /// (which a lookup starts loading as soon as it reads the slot).
     struct Slot {
         var hash: UInt64
         var numberPlusOne: Int
+        var columns = ColumnsHint.none
     }
 
     private(set) var slots: ContiguousArray<Slot>
@@ -92,15 +94,43 @@ struct RecordIdTable {
         case vacant(Int)
     }
 
-    /// Probes from `hash`'s home slot for a number `isRecord` confirms.
+    /// Keeps `hint` in the slot holding `number` (stored for `hash`); nothing when the
+    /// table does not hold it. Writes only a hint that changed, so that the line stays clean.
+    @inline(__always)
+    mutating func noteColumns(_ hint: ColumnsHint, of number: Int, forHash hash: UInt64) {
+        guard let position = position(of: number, forHash: hash) else { return }
+        if slots[position].columns != hint { slots[position].columns = hint }
+    }
+
+    /// The hint kept for `number` (stored for `hash`), nil when the table does not hold it.
+    func columnsHint(of number: Int, forHash hash: UInt64) -> ColumnsHint? {
+        position(of: number, forHash: hash).map { slots[$0].columns }
+    }
+
+    /// The slot holding `number` (stored for `hash`): found by the number alone, which the
+    /// caller has already confirmed for its id.
+    @inline(__always)
+    private func position(of number: Int, forHash hash: UInt64) -> Int? {
+        var position = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let held = slots[position].numberPlusOne
+            if held == 0 { return nil }
+            if held == number + 1 { return position }
+            position = (position + 1) & mask
+        }
+    }
+
+    /// Probes from `hash`'s home slot for a number `isRecord` confirms, starting to load the
+    /// columns of each candidate before `isRecord` loads its entry.
     @inline(__always)
     func locate(_ hash: UInt64, where isRecord: (Int) -> Bool) -> Location {
         var position = Int(truncatingIfNeeded: hash) & mask
         while true {
             let slot = slots[position]
             if slot.numberPlusOne == 0 { return .vacant(position) }
-            if slot.hash == hash && isRecord(slot.numberPlusOne - 1) {
-                return .found(slot.numberPlusOne - 1)
+            if slot.hash == hash {
+                slot.columns.prefetch()
+                if isRecord(slot.numberPlusOne - 1) { return .found(slot.numberPlusOne - 1) }
             }
             position = (position + 1) & mask
         }

@@ -7,10 +7,7 @@ extension ReplicaState {
     public func insertOrUpdate(
         _ recordId: String, flags: UInt32 = 0, fields: [(String, Value)]
     ) -> [Change<String, String, Value>] {
-        let number = storage.numberCreatingEntry(
-            for: recordId, hash: storage.keyHash.hash(recordId))
-        return storage.write(
-            fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags)
+        storage.insertOrUpdate(recordId, fields: fields, nodeId: nodeId, flags: flags)
     }
 
     /// `insertOrUpdate`, refused before anything changes when a column it writes already

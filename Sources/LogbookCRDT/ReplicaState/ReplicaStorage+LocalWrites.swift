@@ -23,21 +23,25 @@ extension ReplicaStorage {
         throw ColumnVersionAtLimit(column: column, colVersion: version)
     }
 
-    /// `insertOrUpdate`'s write to the entry numbered `number`: the clock ticks, then a
-    /// tombstoned record is left alone; otherwise each column's version goes up by one.
-    mutating func write(
-        _ fields: [(String, Value)], toEntry number: Int, recordId: String, nodeId: NodeId,
-        flags: UInt32
+    /// `ReplicaState.insertOrUpdate(_:flags:fields:)`: the record's entry found or made,
+    /// then written (`write(_:toEntry:recordId:nodeId:flags:into:)`).
+    mutating func insertOrUpdate(
+        _ recordId: String, fields: [(String, Value)], nodeId: NodeId, flags: UInt32
     ) -> [Change<String, String, Value>] {
+        let hash = hash(recordId)
+        let number = numberCreatingEntry(for: recordId, hash: hash)
         var changes = WrittenChanges(over: [])
         changes.reserveCapacity(forMore: fields.count)
         write(
             fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
             into: &changes)
+        noteColumnsLocation(of: number, hash: hash)
         return changes.finished()
     }
 
-    /// `write(_:toEntry:recordId:nodeId:flags:)`, appending the changes to `changes`.
+    /// `insertOrUpdate`'s write to the entry numbered `number`: the clock ticks, then a
+    /// tombstoned record is left alone; otherwise each column's version goes up by one. The
+    /// changes are appended to `changes`.
     mutating func write(
         _ fields: [(String, Value)], toEntry number: Int, recordId: String, nodeId: NodeId,
         flags: UInt32, into changes: inout WrittenChanges
@@ -168,17 +172,19 @@ extension ReplicaStorage {
         _ recordId: String, hash: UInt64?, fields: [(String, Value)], nodeId: NodeId,
         flags: UInt32, limit: UInt64, into changes: inout WrittenChanges
     ) throws(ColumnVersionAtLimit) {
-        let number = numberCreatingEntry(for: recordId, hash: hash ?? self.hash(recordId))
+        let hash = hash ?? self.hash(recordId)
+        let number = numberCreatingEntry(for: recordId, hash: hash)
         if fields.count == 1, let (column, value) = fields.first {
             try write(
                 column, value, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
                 limit: limit, into: &changes)
-            return
+        } else {
+            try checkColumnVersions(ofEntry: number, fields, below: limit)
+            write(
+                fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
+                into: &changes)
         }
-        try checkColumnVersions(ofEntry: number, fields, below: limit)
-        write(
-            fields, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
-            into: &changes)
+        noteColumnsLocation(of: number, hash: hash)
     }
 
     /// A write of one field: `checkColumnVersions` and `write` as one, sharing the search
@@ -217,8 +223,10 @@ extension ReplicaStorage {
             return nil
         }
         try checkColumnVersion(ofEntry: number, fieldName, below: limit)
-        return deleteField(
+        let change = deleteField(
             fieldName, ofEntry: number, recordId: recordId, nodeId: nodeId, flags: flags)
+        noteColumnsLocation(of: number, hash: hash ?? self.hash(recordId))
+        return change
     }
 
     /// `deleteRecord` of `recordId` (whose hash is `hash`); nil, without a tick, when it is

@@ -72,6 +72,15 @@ struct ReplicaStorage {
         }
     }
 
+    /// Notes in the id table where the columns of the entry numbered `number` (whose id
+    /// hashes to `hash`) now lie, so that the next lookup of the id starts loading them at
+    /// once (`ColumnsHint`). Local writes call it last: the table's line is still cached.
+    @inline(__always)
+    mutating func noteColumnsLocation(of number: Int, hash: UInt64) {
+        let hint = entries[number].record.slots.withUnsafeBytes { ColumnsHint(of: $0) }
+        table.noteColumns(hint, of: number, forHash: hash)
+    }
+
     /// Makes a record live (an absent one starts with no columns, and room for a few).
     @inline(__always)
     mutating func makeLive(_ number: Int) {
