@@ -65,4 +65,35 @@ import Testing
         #expect(
             written.encode(previousBatchCRC: 1).bytes == copied.encode(previousBatchCRC: 1).bytes)
     }
+
+    /// `writeBytes` copies every length from 0 to 40 (the inline copies up to 16 bytes and
+    /// `memmove` past them) from and to every alignment in a word: exactly the bytes, and
+    /// not one byte either side of the destination.
+    @Test func bytesCopiedInPlaceAreExactlyTheSourceAtEveryLengthAndAlignment() {
+        let source = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for count in 0...40 {
+            for sourceOffset in 0..<8 {
+                for destinationOffset in 0..<8 {
+                    var destination = [UInt8](repeating: 0xEE, count: 64)
+                    let written = source.withUnsafeBytes { from in
+                        destination.withUnsafeMutableBytes { to in
+                            guard let base = to.baseAddress else { return -1 }
+                            return UnsafeRawBufferPointer(
+                                rebasing: from[sourceOffset..<(sourceOffset + count)]
+                            )
+                            .writeBytes(to: base + destinationOffset)
+                        }
+                    }
+                    var expected = [UInt8](repeating: 0xEE, count: 64)
+                    expected.replaceSubrange(
+                        destinationOffset..<(destinationOffset + count),
+                        with: source[sourceOffset..<(sourceOffset + count)])
+                    #expect(written == count)
+                    #expect(
+                        destination == expected,
+                        "\(count) bytes from offset \(sourceOffset) to offset \(destinationOffset)")
+                }
+            }
+        }
+    }
 }

@@ -24,9 +24,39 @@ extension Array where Element == UInt8 {
 extension UnsafeRawBufferPointer {
     /// Copies these bytes to `pointer`, which has room for them; returns how many: the
     /// `writtenBy` step for bytes already at hand.
+    ///
+    /// Up to 16 bytes (a record id, a column name, most string values) are copied inline
+    /// with at most two loads and two stores that may overlap, never past either end: a
+    /// call to `memmove` for each was about 2 % of a one-call append's time (perf, session
+    /// 49).
     @inlinable
     public func writeBytes(to pointer: UnsafeMutableRawPointer) -> Int {
-        if let baseAddress { pointer.copyMemory(from: baseAddress, byteCount: count) }
+        guard let source = baseAddress else { return 0 }
+        let count = self.count
+        switch count {
+        case 8...16:
+            let head = source.loadUnaligned(as: UInt64.self)
+            let tail = source.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            pointer.storeBytes(of: head, as: UInt64.self)
+            pointer.storeBytes(of: tail, toByteOffset: count - 8, as: UInt64.self)
+        case 4..<8:
+            let head = source.loadUnaligned(as: UInt32.self)
+            let tail = source.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+            pointer.storeBytes(of: head, as: UInt32.self)
+            pointer.storeBytes(of: tail, toByteOffset: count - 4, as: UInt32.self)
+        case 1..<4:
+            // The first, middle and last bytes cover every length from one to three.
+            let first = source.load(as: UInt8.self)
+            let middle = source.load(fromByteOffset: count / 2, as: UInt8.self)
+            let last = source.load(fromByteOffset: count - 1, as: UInt8.self)
+            pointer.storeBytes(of: first, as: UInt8.self)
+            pointer.storeBytes(of: middle, toByteOffset: count / 2, as: UInt8.self)
+            pointer.storeBytes(of: last, toByteOffset: count - 1, as: UInt8.self)
+        case 0:
+            break
+        default:
+            pointer.copyMemory(from: source, byteCount: count)
+        }
         return count
     }
 }
