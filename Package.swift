@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "LogbookStorage",
             dependencies: [
-                "CLZ4", "CCRC32C", "CThreadNames",
+                "CLZ4", "CCRC32C", "CMemoryHints", "CThreadNames",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings),

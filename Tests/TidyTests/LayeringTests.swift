@@ -14,7 +14,8 @@ import Testing
         // CoreMetrics is swift-metrics' API alone: figures go nowhere until a program
         // bootstraps a backend.
         "LogbookStorage": [
-            "Foundation", "CLZ4", "CCRC32C", "CThreadNames", "Glibc", "Darwin", "CoreMetrics",
+            "Foundation", "CLZ4", "CCRC32C", "CMemoryHints", "CThreadNames", "Glibc", "Darwin",
+            "CoreMetrics",
         ],
         "Logbook": ["Foundation", "LogbookCRDT", "LogbookStorage", "CMemoryHints", "CoreMetrics"],
         "LogbookViews": ["Foundation", "Logbook", "LogbookCRDT", "CMemoryHints"],

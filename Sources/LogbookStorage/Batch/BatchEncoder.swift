@@ -1,3 +1,5 @@
+import CMemoryHints
+
 /// Builds one batch: collects records, then frames them as header + LZ4 frame.
 ///
 /// Payload layout, per record: `varint offsetDelta | varint length | bytes`. Offsets strictly
@@ -65,7 +67,18 @@ public struct BatchEncoder: Sendable {
         recordCount += 1
         minVersion = min(minVersion, version)
         maxVersion = max(maxVersion, version)
+        // The payload's next lines were last held by the compressor's thread (the buffer
+        // is reused): loaded ahead, the records written there do not wait on them, nor does
+        // the engine's unlock, which waits for every store before it (perf, session 49).
+        raw.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            logbook_prefetch_for_write(base + buffer.count + Self.prefetchAheadBytes)
+        }
     }
+
+    /// How far past its end the payload is loaded for the records to come: four lines, a
+    /// few records. Past the buffer's capacity the prefetch is wasted, never wrong.
+    static let prefetchAheadBytes = 256
 
     /// The framed batch (header then LZ4 frame) chained to `previousBatchCRC`.
     /// Requires at least one record.
