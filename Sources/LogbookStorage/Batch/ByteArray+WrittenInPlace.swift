@@ -29,7 +29,7 @@ extension UnsafeRawBufferPointer {
     /// with at most two loads and two stores that may overlap, never past either end: a
     /// call to `memmove` for each was about 2 % of a one-call append's time (perf, session
     /// 49).
-    @inlinable
+    @inlinable @inline(__always)
     public func writeBytes(to pointer: UnsafeMutableRawPointer) -> Int {
         guard let source = baseAddress else { return 0 }
         let count = self.count

@@ -23,8 +23,21 @@ public enum Varint {
     /// Writes `value` at `pointer`, which has room for `size(of: value)` bytes; returns that
     /// many. The in-place form for encoders that size a whole record first (`[UInt8].append(
     /// byteCount:writtenBy:)`): one capacity check per record instead of one per byte.
-    @inlinable
+    ///
+    /// A value under 128 (a node id, flags, a small column version) is stored inline; a
+    /// longer one goes through the loop, out of line.
+    @inlinable @inline(__always)
     public static func write(_ value: UInt64, to pointer: UnsafeMutableRawPointer) -> Int {
+        if value < 0x80 {
+            pointer.storeBytes(of: UInt8(truncatingIfNeeded: value), as: UInt8.self)
+            return 1
+        }
+        return writeLong(value, to: pointer)
+    }
+
+    /// `write(_:to:)` of a value of two bytes or more.
+    @inlinable @inline(never)
+    static func writeLong(_ value: UInt64, to pointer: UnsafeMutableRawPointer) -> Int {
         var remaining = value
         var written = 0
         while remaining >= 0x80 {
