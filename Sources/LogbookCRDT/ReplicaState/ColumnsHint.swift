@@ -1,8 +1,9 @@
 import CMemoryHints
 
-/// Where a record's columns lay when a local write last left them, kept beside the record's
-/// number in its id-table slot: a lookup that reads the slot starts loading the columns at
-/// once, while it loads the entry, instead of only once the entry has said where they are.
+/// Where a record's columns lay when a local write last left them, kept by the id table
+/// beside the slot of the record's number: a local write's lookup that reads the slot
+/// starts loading the columns at once, while it loads the entry, instead of only once the
+/// entry has said where they are.
 ///
 /// Why: a one-call write to a record not in the cache waits for three misses in a row (the
 /// table slot, the entry, the columns). With the columns' load started from the slot, the

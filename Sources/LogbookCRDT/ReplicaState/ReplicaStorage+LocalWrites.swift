@@ -29,7 +29,7 @@ extension ReplicaStorage {
         _ recordId: String, fields: [(String, Value)], nodeId: NodeId, flags: UInt32
     ) -> [Change<String, String, Value>] {
         let hash = hash(recordId)
-        let number = numberCreatingEntry(for: recordId, hash: hash)
+        let number = numberCreatingEntry(for: recordId, hash: hash, prefetchingColumns: true)
         var changes = WrittenChanges(over: [])
         changes.reserveCapacity(forMore: fields.count)
         write(
@@ -85,7 +85,8 @@ extension ReplicaStorage {
     /// The number of `recordId` (whose hash is `hash`, computed when not given) when it is
     /// live and `fieldName` holds a value.
     func liveNumber(_ recordId: String, withField fieldName: String, hash: UInt64? = nil) -> Int? {
-        guard let number = number(of: recordId, hash: hash), entries[number].status == .live,
+        guard let number = number(of: recordId, hash: hash, prefetchingColumns: true),
+            entries[number].status == .live,
             entries[number].record.field(fieldName) != nil
         else { return nil }
         return number
@@ -173,7 +174,7 @@ extension ReplicaStorage {
         flags: UInt32, limit: UInt64, into changes: inout WrittenChanges
     ) throws(ColumnVersionAtLimit) {
         let hash = hash ?? self.hash(recordId)
-        let number = numberCreatingEntry(for: recordId, hash: hash)
+        let number = numberCreatingEntry(for: recordId, hash: hash, prefetchingColumns: true)
         if fields.count == 1, let (column, value) = fields.first {
             try write(
                 column, value, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
@@ -235,7 +236,7 @@ extension ReplicaStorage {
     mutating func deleteRecord(_ recordId: String, hash: UInt64, nodeId: NodeId, flags: UInt32)
         -> Change<String, String, Value>?
     {
-        let number = numberCreatingEntry(for: recordId, hash: hash)
+        let number = numberCreatingEntry(for: recordId, hash: hash, prefetchingColumns: true)
         if entries[number].status == .tombstoned { return nil }
         return deleteRecord(number, recordId: recordId, nodeId: nodeId, flags: flags)
     }

@@ -46,16 +46,26 @@ struct ReplicaStorage {
     func hash(_ recordId: String) -> UInt64 { keyHash.hash(recordId) }
 
     /// The number of `recordId` (whose hash is `hash`, computed when not given), if it has
-    /// one.
+    /// one. A local write's lookup has the record's columns loaded meanwhile
+    /// (`prefetchingColumns`, `ColumnsHint`).
     @inline(__always)
-    func number(of recordId: String, hash: UInt64? = nil) -> Int? {
-        table.number(forHash: hash ?? self.hash(recordId)) { entries[$0].id == recordId }
+    func number(of recordId: String, hash: UInt64? = nil, prefetchingColumns: Bool = false)
+        -> Int?
+    {
+        table.number(forHash: hash ?? self.hash(recordId), prefetchingColumns: prefetchingColumns) {
+            entries[$0].id == recordId
+        }
     }
 
-    /// The number of `recordId` (whose hash is `hash`), given a new absent entry if needed.
+    /// The number of `recordId` (whose hash is `hash`), given a new absent entry if needed;
+    /// `prefetchingColumns` as for `number(of:hash:prefetchingColumns:)`.
     @inline(__always)
-    mutating func numberCreatingEntry(for recordId: String, hash: UInt64) -> Int {
-        switch table.locate(hash, where: { entries[$0].id == recordId }) {
+    mutating func numberCreatingEntry(
+        for recordId: String, hash: UInt64, prefetchingColumns: Bool = false
+    ) -> Int {
+        let location = table.locate(
+            hash, prefetchingColumns: prefetchingColumns, where: { entries[$0].id == recordId })
+        switch location {
         case .found(let number):
             return number
         case .vacant(let slot):
