@@ -44,7 +44,7 @@ extension ReplicaState {
         // would be a second exclusivity-checked access of it.
         try storage.insertOrUpdate(
             recordId, hash: nil, fields: fields, nodeId: nodeId, flags: flags, limit: limit,
-            into: &written)
+            prefetchingColumns: true, into: &written)
     }
 
     /// Deletes a record, leaving a tombstone; nil, without a tick, when it is already
@@ -54,7 +54,8 @@ extension ReplicaState {
         String, String, Value
     >? {
         storage.deleteRecord(
-            recordId, hash: storage.keyHash.hash(recordId), nodeId: nodeId, flags: flags)
+            recordId, hash: storage.keyHash.hash(recordId), nodeId: nodeId, flags: flags,
+            prefetchingColumns: true)
     }
 
     /// Deletes one field, keeping its column version so stale writes lose; nil, without a
@@ -63,7 +64,10 @@ extension ReplicaState {
     public func deleteField(_ recordId: String, fieldName: String, flags: UInt32 = 0)
         -> Change<String, String, Value>?
     {
-        guard let number = storage.liveNumber(recordId, withField: fieldName) else { return nil }
+        guard
+            let number = storage.liveNumber(
+                recordId, withField: fieldName, prefetchingColumns: true)
+        else { return nil }
         return storage.deleteField(
             fieldName, ofEntry: number, recordId: recordId, nodeId: nodeId, flags: flags)
     }
@@ -76,7 +80,8 @@ extension ReplicaState {
         refusingColumnVersionsFrom limit: UInt64
     ) throws(ColumnVersionAtLimit) -> Change<String, String, Value>? {
         try storage.deleteField(
-            recordId, hash: nil, fieldName: fieldName, nodeId: nodeId, flags: flags, limit: limit)
+            recordId, hash: nil, fieldName: fieldName, nodeId: nodeId, flags: flags, limit: limit,
+            prefetchingColumns: true)
     }
 }
 

@@ -83,9 +83,13 @@ extension ReplicaStorage {
     }
 
     /// The number of `recordId` (whose hash is `hash`, computed when not given) when it is
-    /// live and `fieldName` holds a value.
-    func liveNumber(_ recordId: String, withField fieldName: String, hash: UInt64? = nil) -> Int? {
-        guard let number = number(of: recordId, hash: hash, prefetchingColumns: true),
+    /// live and `fieldName` holds a value; `prefetchingColumns` as for
+    /// `number(of:hash:prefetchingColumns:)`.
+    func liveNumber(
+        _ recordId: String, withField fieldName: String, hash: UInt64? = nil,
+        prefetchingColumns: Bool
+    ) -> Int? {
+        guard let number = number(of: recordId, hash: hash, prefetchingColumns: prefetchingColumns),
             entries[number].status == .live,
             entries[number].record.field(fieldName) != nil
         else { return nil }
@@ -148,17 +152,19 @@ extension ReplicaStorage {
             if isSkipped(recordId) { return }
             try insertOrUpdate(
                 recordId, hash: hash, fields: fields, nodeId: nodeId, flags: flags, limit: limit,
-                into: &changes)
+                prefetchingColumns: false, into: &changes)
         case .deleteField(let recordId, let fieldName):
             if let change = try deleteField(
                 recordId, hash: hash, fieldName: fieldName, nodeId: nodeId, flags: flags,
-                limit: limit)
+                limit: limit, prefetchingColumns: false)
             {
                 changes.append(change)
             }
         case .deleteRecord(let recordId):
             if isSkipped(recordId) { return }
-            if let change = deleteRecord(recordId, hash: hash, nodeId: nodeId, flags: flags) {
+            if let change = deleteRecord(
+                recordId, hash: hash, nodeId: nodeId, flags: flags, prefetchingColumns: false)
+            {
                 changes.append(change)
             }
         }
@@ -167,14 +173,17 @@ extension ReplicaStorage {
     /// `insertOrUpdate` of `recordId` (whose hash is `hash`, computed when not given),
     /// refused before anything changes when a column it writes has a version of `limit` or
     /// more (a live record's only); appends its changes to `changes`. The check and the
-    /// write share one lookup.
+    /// write share one lookup. `prefetchingColumns` for a single call's lookup, not for a
+    /// batch's, which prefetches the record a dozen writes ahead itself.
     @inline(__always)
     mutating func insertOrUpdate(
         _ recordId: String, hash: UInt64?, fields: [(String, Value)], nodeId: NodeId,
-        flags: UInt32, limit: UInt64, into changes: inout WrittenChanges
+        flags: UInt32, limit: UInt64, prefetchingColumns: Bool,
+        into changes: inout WrittenChanges
     ) throws(ColumnVersionAtLimit) {
         let hash = hash ?? self.hash(recordId)
-        let number = numberCreatingEntry(for: recordId, hash: hash, prefetchingColumns: true)
+        let number = numberCreatingEntry(
+            for: recordId, hash: hash, prefetchingColumns: prefetchingColumns)
         if fields.count == 1, let (column, value) = fields.first {
             try write(
                 column, value, toEntry: number, recordId: recordId, nodeId: nodeId, flags: flags,
@@ -218,9 +227,13 @@ extension ReplicaStorage {
     @inline(__always)
     mutating func deleteField(
         _ recordId: String, hash: UInt64?, fieldName: String, nodeId: NodeId, flags: UInt32,
-        limit: UInt64
+        limit: UInt64, prefetchingColumns: Bool
     ) throws(ColumnVersionAtLimit) -> Change<String, String, Value>? {
-        guard let number = liveNumber(recordId, withField: fieldName, hash: hash) else {
+        guard
+            let number = liveNumber(
+                recordId, withField: fieldName, hash: hash,
+                prefetchingColumns: prefetchingColumns)
+        else {
             return nil
         }
         try checkColumnVersion(ofEntry: number, fieldName, below: limit)
@@ -233,10 +246,11 @@ extension ReplicaStorage {
     /// `deleteRecord` of `recordId` (whose hash is `hash`); nil, without a tick, when it is
     /// already tombstoned.
     @inline(__always)
-    mutating func deleteRecord(_ recordId: String, hash: UInt64, nodeId: NodeId, flags: UInt32)
-        -> Change<String, String, Value>?
-    {
-        let number = numberCreatingEntry(for: recordId, hash: hash, prefetchingColumns: true)
+    mutating func deleteRecord(
+        _ recordId: String, hash: UInt64, nodeId: NodeId, flags: UInt32, prefetchingColumns: Bool
+    ) -> Change<String, String, Value>? {
+        let number = numberCreatingEntry(
+            for: recordId, hash: hash, prefetchingColumns: prefetchingColumns)
         if entries[number].status == .tombstoned { return nil }
         return deleteRecord(number, recordId: recordId, nodeId: nodeId, flags: flags)
     }
