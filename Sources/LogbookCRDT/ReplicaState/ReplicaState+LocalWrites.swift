@@ -44,7 +44,7 @@ extension ReplicaState {
         // would be a second exclusivity-checked access of it.
         try storage.insertOrUpdate(
             recordId, hash: nil, fields: fields, nodeId: nodeId, flags: flags, limit: limit,
-            prefetchingColumns: true, into: &written)
+            usingColumnsHint: true, into: &written)
     }
 
     /// Deletes a record, leaving a tombstone; nil, without a tick, when it is already
@@ -55,7 +55,7 @@ extension ReplicaState {
     >? {
         storage.deleteRecord(
             recordId, hash: storage.keyHash.hash(recordId), nodeId: nodeId, flags: flags,
-            prefetchingColumns: true)
+            usingColumnsHint: true)
     }
 
     /// Deletes one field, keeping its column version so stale writes lose; nil, without a
@@ -81,7 +81,7 @@ extension ReplicaState {
     ) throws(ColumnVersionAtLimit) -> Change<String, String, Value>? {
         try storage.deleteField(
             recordId, hash: nil, fieldName: fieldName, nodeId: nodeId, flags: flags, limit: limit,
-            prefetchingColumns: true)
+            usingColumnsHint: true)
     }
 }
 
