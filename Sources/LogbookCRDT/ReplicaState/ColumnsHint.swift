@@ -21,7 +21,9 @@ struct ColumnsHint: Equatable {
     /// No hint: nothing is loaded.
     static let none = ColumnsHint(raw: 0)
 
-    /// The most bytes loaded ahead: eight cache lines, about seven columns.
+    /// The most bytes of a record's columns loaded ahead, by a hint or by a merge's own
+    /// prefetching: eight cache lines, about seven columns; the search of a wider record goes
+    /// on with the hardware's own prefetching.
     static let bytesMax = 512
 
     /// The bytes of a contiguous array's storage before its first element, where its count

@@ -225,8 +225,9 @@ extension ReplicaStorage {
 
     /// `deleteField` of `recordId` (whose hash is `hash`, computed when not given), refused
     /// before anything changes when the field's version is `limit` or more; nil, without a
-    /// tick, when the record is not live or the field is absent or already deleted.
-    /// `usingColumnsHint` as for `insertOrUpdate`.
+    /// tick, when the record is not live or the field is absent or already deleted. With
+    /// `usingColumnsHint`, its lookup prefetches the hinted columns; the deletion leaves them
+    /// where they are, so the hint stands.
     @inline(__always)
     mutating func deleteField(
         _ recordId: String, hash: UInt64?, fieldName: String, nodeId: NodeId, flags: UInt32,
@@ -239,15 +240,14 @@ extension ReplicaStorage {
             return nil
         }
         try checkColumnVersion(ofEntry: number, fieldName, below: limit)
-        let change = deleteField(
+        return deleteField(
             fieldName, ofEntry: number, recordId: recordId, nodeId: nodeId, flags: flags)
-        if usingColumnsHint { noteColumnsLocation(of: number, hash: hash ?? self.hash(recordId)) }
-        return change
     }
 
     /// `deleteRecord` of `recordId` (whose hash is `hash`); nil, without a tick, when it is
-    /// already tombstoned. `usingColumnsHint` as for `insertOrUpdate` (the record's columns
-    /// go, so no hint is kept).
+    /// already tombstoned. With `usingColumnsHint`, its lookup prefetches the hinted columns
+    /// (dropping them touches their storage); the hint is left as it is, stale, until the
+    /// tombstone is forgotten and the slot with it.
     @inline(__always)
     mutating func deleteRecord(
         _ recordId: String, hash: UInt64, nodeId: NodeId, flags: UInt32, usingColumnsHint: Bool

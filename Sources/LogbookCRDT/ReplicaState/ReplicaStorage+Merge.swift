@@ -37,10 +37,6 @@ extension ReplicaStorage {
     /// for a cache miss to finish, near enough that what was fetched is still cached.
     static let prefetchDistance = 12
 
-    /// The most bytes of a record's columns prefetched: eight cache lines, about seven
-    /// columns; the search of a wider record goes on with the hardware's own prefetching.
-    static let columnPrefetchBytesMax = 512
-
     /// How far ahead of the item being applied the items themselves are prefetched, sixteen
     /// places before their ids are read: a change is 96 bytes, most on two lines, and reading
     /// each id was a sixth of a replay's restore loop in perf, its batches having been written
@@ -145,7 +141,7 @@ extension ReplicaStorage {
     }
 
     /// Starts loading the lines after the first that the same record's columns take, up to
-    /// `columnPrefetchBytesMax`: called once `prefetchFirstColumnLine` has cached their count.
+    /// `ColumnsHint.bytesMax`: called once `prefetchFirstColumnLine` has cached their count.
     @inline(__always)
     private func prefetchOtherColumnLines(forHash hash: UInt64) {
         guard let number = likelyEntryNumber(forHash: hash) else { return }
@@ -156,7 +152,7 @@ extension ReplicaStorage {
                 start
                 + min(
                     buffer.count * MemoryLayout<Record<String, Value>.Slot>.stride,
-                    Self.columnPrefetchBytesMax)
+                    ColumnsHint.bytesMax)
             let secondLine = (start + 1).alignedUp(toMultipleOf: 64)
             if end > secondLine { logbook_prefetch_range_for_write(secondLine, end - secondLine) }
         }
