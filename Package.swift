@@ -55,11 +55,12 @@ let package = Package(
         .target(name: "CCRC32C"),
         .target(name: "CMemoryHints"),
         .target(name: "CThreadNames"),
+        .target(name: "CWriteback"),
         .target(name: "LogbookCRDT", dependencies: ["CMemoryHints"], swiftSettings: strictSettings),
         .target(
             name: "LogbookStorage",
             dependencies: [
-                "CLZ4", "CCRC32C", "CMemoryHints", "CThreadNames",
+                "CLZ4", "CCRC32C", "CMemoryHints", "CThreadNames", "CWriteback",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings),

@@ -28,6 +28,14 @@ public struct LogConfiguration: Sendable {
     /// when it syncs for every write, with `.groupCommit` and `.fsyncEachAppend`). 0 writes
     /// none.
     public var zeroFillAheadBytes: Int? = nil
+    /// Once this many bytes of the active segment were written since its last sync or
+    /// write-back, ask the kernel to start writing them to the device, without waiting
+    /// (Linux `sync_file_range`; elsewhere nothing). The next sync of the segment (a roll's,
+    /// `sync()`, a group commit's) then has that much less left to write, so `.buffered`
+    /// appends no longer stall for a whole segment's bytes when it is sealed. It changes no
+    /// durability guarantee: what was not synced is still not promised. Default 1 MiB; 0
+    /// never starts write-back early.
+    public var writebackAfterBytes: Int = 1024 * 1024
 
     /// The defaults.
     public init() {}
@@ -52,6 +60,11 @@ public struct LogConfiguration: Sendable {
                     "zeroFillAheadBytes \(zeroFillAheadBytes) outside 0...\(Limits.zeroFillAheadBytesMax)"
                 )
             }
+        }
+        guard (0...Limits.segmentSizeMax).contains(writebackAfterBytes) else {
+            throw StorageError(
+                .invalidArgument,
+                "writebackAfterBytes \(writebackAfterBytes) outside 0...\(Limits.segmentSizeMax)")
         }
         guard indexIntervalBytes >= 1 else {
             throw StorageError(.invalidArgument, "indexIntervalBytes must be positive")

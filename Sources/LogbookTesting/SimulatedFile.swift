@@ -64,6 +64,13 @@ final class SimulatedFile: StorageFile, @unchecked Sendable {
         node.unsynced = []
     }
 
+    func startWriteback(at offset: Int64, count: Int64) {
+        fileSystem.lock.lock()
+        defer { fileSystem.lock.unlock() }
+        guard !isClosed else { return }
+        fileSystem.writebacks.append(.init(path: path, offset: offset, count: count))
+    }
+
     func syncHandle() throws(StorageError) -> any StorageFile {
         fileSystem.lock.lock()
         defer { fileSystem.lock.unlock() }

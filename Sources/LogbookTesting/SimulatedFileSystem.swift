@@ -46,6 +46,31 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         return readCount
     }
     var readCount = 0
+    /// Every write-back a file asked to start (`StorageFile.startWriteback`), in order: it
+    /// changes nothing here (unsynced bytes may survive a crash or not, started or not).
+    public var writebackRequests: [WritebackRequest] {
+        lock.lock()
+        defer { lock.unlock() }
+        return writebacks
+    }
+    var writebacks: [WritebackRequest] = []
+
+    /// A file's bytes whose write-back was asked to start.
+    public struct WritebackRequest: Equatable, Sendable {
+        /// The file.
+        public var path: String
+        /// Where the bytes start.
+        public var offset: Int64
+        /// How many there are.
+        public var count: Int64
+
+        /// `count` bytes of `path` from `offset`.
+        public init(path: String, offset: Int64, count: Int64) {
+            self.path = path
+            self.offset = offset
+            self.count = count
+        }
+    }
 
     /// An empty file system with only the root directory.
     public init() {}

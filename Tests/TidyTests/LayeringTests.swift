@@ -14,7 +14,8 @@ import Testing
         // CoreMetrics is swift-metrics' API alone: figures go nowhere until a program
         // bootstraps a backend.
         "LogbookStorage": [
-            "Foundation", "CLZ4", "CCRC32C", "CMemoryHints", "CThreadNames", "Glibc", "Darwin",
+            "Foundation", "CLZ4", "CCRC32C", "CMemoryHints", "CThreadNames", "CWriteback", "Glibc",
+            "Darwin",
             "CoreMetrics",
         ],
         "Logbook": ["Foundation", "LogbookCRDT", "LogbookStorage", "CMemoryHints", "CoreMetrics"],

@@ -47,6 +47,10 @@ public protocol StorageFile: AnyObject, Sendable {
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(StorageError)
     /// Makes written data durable (`fdatasync`).
     func sync() throws(StorageError)
+    /// Asks for the written bytes in `offset..<offset + count` to start going to the device
+    /// now, without waiting and without making them durable; best effort, never throws. A
+    /// later `sync()` still reports every write-back error. Default: nothing.
+    func startWriteback(at offset: Int64, count: Int64)
     /// A second handle on this file, with its own open file description, for syncing it from
     /// another thread while this one goes on writing. On Linux a write-back error is reported
     /// once per open file description, to whichever sync asks first: two syncs through one
@@ -65,6 +69,9 @@ public protocol StorageFile: AnyObject, Sendable {
 }
 
 extension StorageFile {
+    /// Nothing: a file that cannot start write-back early writes it all at its sync.
+    public func startWriteback(at offset: Int64, count: Int64) {}
+
     /// Writes an array of bytes at `offset`.
     public func write(_ bytes: [UInt8], at offset: Int64) throws(StorageError) {
         var failure: StorageError?

@@ -1,3 +1,5 @@
+import CWriteback
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -43,5 +45,12 @@ enum Platform {
             if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
         #endif
         return fsync(descriptor)
+    }
+
+    /// Starts writing a file's dirty bytes in `offset..<offset + count` to the device without
+    /// waiting (Linux `sync_file_range(SYNC_FILE_RANGE_WRITE)`, through `CWriteback`); 0 or
+    /// -1. Darwin has no such call: nothing is done there.
+    static func startWriteback(_ descriptor: Int32, offset: Int64, count: Int64) -> Int32 {
+        logbook_start_writeback(descriptor, offset, count)
     }
 }

@@ -181,6 +181,13 @@ final class PosixFile: StorageFile, @unchecked Sendable {
         }
     }
 
+    func startWriteback(at offset: Int64, count: Int64) {
+        guard offset >= 0, count > 0, let descriptor = try? openDescriptor("write-back") else {
+            return
+        }
+        _ = Platform.startWriteback(descriptor, offset: offset, count: count)
+    }
+
     func syncHandle() throws(StorageError) -> any StorageFile {
         // Under the lock, so the file cannot be closed (and its path reused) meanwhile.
         lock.lock()

@@ -1,0 +1,136 @@
+import LogbookStorage
+import LogbookTesting
+import Testing
+
+// `LogConfiguration.writebackAfterBytes`: once that many bytes of the active segment were
+// written since its last sync or write-back, the log asks for their write-back to start, so
+// the sync that seals the segment finds little left to write. The requests cover each byte
+// written once, in order, never past what was written; a sync moves where the next starts;
+// a new segment starts its own from its beginning; 0 asks for none.
+@Suite struct WritebackTests {
+    private let firstSegment = "/log/" + "00000000000000000000.seg"
+
+    private func settings(writebackAfter: Int, segmentSize: Int = 1 << 20) -> LogConfiguration {
+        var configuration = LogConfiguration()
+        configuration.segmentSizeMax = segmentSize
+        configuration.batchSizeTarget = 1024
+        configuration.writebackAfterBytes = writebackAfter
+        return configuration
+    }
+
+    private func append(_ range: Range<Int>, to log: Log) throws {
+        for number in range { try log.append(recordBytes(number, size: 40), version: 1) }
+    }
+
+    /// The requests for `path`, checked to follow each other from `start` without a gap or
+    /// an overlap, each at least `minimum` bytes; returns where the last one ends.
+    private func checkedEnd(
+        of requests: [SimulatedFileSystem.WritebackRequest], from start: Int64, minimum: Int64
+    ) -> Int64 {
+        var end = start
+        for request in requests {
+            #expect(request.offset == end, "write-back from \(request.offset), expected \(end)")
+            #expect(request.count >= minimum, "write-back of \(request.count) bytes")
+            end = request.offset + request.count
+        }
+        return end
+    }
+
+    @Test func writeBackCoversTheWrittenBytesOnceInOrder() throws {
+        let fileSystem = SimulatedFileSystem()
+        let log = try Log.open(
+            directory: "/log", fileSystem: fileSystem,
+            configuration: settings(writebackAfter: 4096))
+        try append(0..<3000, to: log)
+        try log.flush()
+        let requests = fileSystem.writebackRequests
+        #expect(requests.count >= 5)
+        #expect(requests.allSatisfy { $0.path == firstSegment })
+        let end = checkedEnd(of: requests, from: 0, minimum: 4096)
+        #expect(end <= log.sizeBytes)
+        #expect(log.sizeBytes - end < 4096, "\(log.sizeBytes - end) bytes left without one")
+        try log.close()
+    }
+
+    @Test func aSyncCoversWhatWasWrittenSoTheNextWriteBackStartsAfterIt() throws {
+        let fileSystem = SimulatedFileSystem()
+        let log = try Log.open(
+            directory: "/log", fileSystem: fileSystem,
+            configuration: settings(writebackAfter: 4096))
+        // Enough for write-backs, with bytes after the last one when the sync comes.
+        try append(0..<1100, to: log)
+        try log.flush()
+        let lastEnd = fileSystem.writebackRequests.last.map { $0.offset + $0.count }
+        try #require(lastEnd != nil && lastEnd != log.sizeBytes)
+        try log.sync()
+        let synced = log.sizeBytes
+        let before = fileSystem.writebackRequests.count
+        try append(1100..<3000, to: log)
+        try log.flush()
+        let after = Array(fileSystem.writebackRequests[before...])
+        #expect(!after.isEmpty)
+        _ = checkedEnd(of: after, from: synced, minimum: 4096)
+        try log.close()
+    }
+
+    @Test func eachNewSegmentStartsItsWriteBacksAtItsBeginning() throws {
+        let fileSystem = SimulatedFileSystem()
+        let log = try Log.open(
+            directory: "/log", fileSystem: fileSystem,
+            configuration: settings(writebackAfter: 4096, segmentSize: 24 * 1024))
+        try append(0..<6000, to: log)
+        try log.flush()
+        #expect(log.segmentCount >= 3)
+        let requests = fileSystem.writebackRequests
+        let paths = requests.map(\.path).reduce(into: [String]()) { paths, path in
+            if paths.last != path { paths.append(path) }
+        }
+        #expect(paths.count >= 3)
+        #expect(Set(paths).count == paths.count, "a segment's requests interleave another's")
+        for path in paths {
+            let end = checkedEnd(
+                of: requests.filter { $0.path == path }, from: 0, minimum: 4096)
+            #expect(end <= Int64(fileSystem.contents(of: path)?.count ?? 0))
+        }
+        try log.close()
+    }
+
+    @Test func zeroStartsNoWriteBack() throws {
+        let fileSystem = SimulatedFileSystem()
+        let log = try Log.open(
+            directory: "/log", fileSystem: fileSystem, configuration: settings(writebackAfter: 0))
+        try append(0..<3000, to: log)
+        try log.close()
+        #expect(fileSystem.writebackRequests.isEmpty)
+    }
+
+    @Test(arguments: [-1, Limits.segmentSizeMax + 1])
+    func aSettingOutsideItsRangeIsRefusedByName(_ bytes: Int) throws {
+        var configuration = LogConfiguration()
+        configuration.writebackAfterBytes = bytes
+        let error = #expect(throws: StorageError.self) { try configuration.validate() }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("writebackAfterBytes \(bytes)") == true)
+    }
+
+    @Test func aLogOnDiskKeepsEveryRecordThroughItsWriteBacks() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try Log.open(
+            directory: directory.path, fileSystem: PosixFileSystem(),
+            configuration: settings(writebackAfter: 4096, segmentSize: 24 * 1024))
+        try append(0..<6000, to: log)
+        try log.close()
+        let reopened = try Log.open(directory: directory.path, fileSystem: PosixFileSystem())
+        defer { try? reopened.close() }
+        var number = 0
+        let cursor = try reopened.makeCursor(from: 0)
+        while try cursor.next() {
+            cursor.forEachRecord { _, bytes in
+                #expect(Array(bytes) == recordBytes(number, size: 40))
+                number += 1
+            }
+        }
+        #expect(number == 6000)
+    }
+}
