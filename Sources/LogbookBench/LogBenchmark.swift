@@ -25,10 +25,10 @@ struct LogBenchmark {
     /// How many times `run()` reports progress: the read figures' five steps (write the
     /// log, decode, open, write a snapshot, open from it), plus ten append steps (four
     /// durabilities, calls from the main actor, bulk merge, batched local writes, the local
-    /// writes alone, in-memory merge, state digest), compaction, four baselines, JSON
-    /// decoding, JSON encoding and the ceilings for the full suite. Keep in step with the
-    /// `progress` calls.
-    var stepCount: Int { readOnly ? 5 : 23 }
+    /// writes alone, in-memory merge, state digest), compaction, the seal, four baselines,
+    /// JSON decoding, JSON encoding and the ceilings for the full suite. Keep in step with
+    /// the `progress` calls.
+    var stepCount: Int { readOnly ? 5 : 24 }
 
     func run() async throws -> [BenchFigure] {
         try? FileManager.default.removeItem(atPath: directory)
@@ -46,6 +46,7 @@ struct LogBenchmark {
         figures += try await readFigures(written: written)
         if !readOnly {
             figures += try await compactionFigure()
+            figures += try sealFigures()
             figures += try await baselineFigures(bulk)
             figures += try await jsonDecodingFigures(bulk)
             figures += try await jsonEncodingFigures(bulk)

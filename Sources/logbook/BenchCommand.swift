@@ -11,10 +11,10 @@ struct BenchCommand: AsyncParsableCommand {
         discussion: """
             Suites: `log` — the standard workload (docs/benchmarks.md) appended in each durability \
             mode (1 and N writers, with per-call latency percentiles), by bulk merge, replayed \
-            (decode only and into the CRDT), compacted; SQLite (through GRDB, WAL, batched) and \
-            crdt-lite-style JSON doing the same work in this process; as ceilings LZ4 \
-            decompression, the disk's fdatasyncs and N tasks suspended and resumed together (group \
-            commit). `replay` — only the read figures. `views` — a log of --changes (default 10 M) \
+            (decode only and into the CRDT), compacted; a 64 MiB segment sealed (early write-back \
+            or none); SQLite (GRDB, WAL, batched) and crdt-lite-style JSON doing the same work in \
+            this process; as ceilings LZ4 decompression, the disk's fdatasyncs and N tasks \
+            suspended and resumed together (group commit). `replay` — only the read figures. `views` — a log of --changes (default 10 M) \
             over a generated home of --entities entities and ten years of drawbridge openings, \
             rebuilt into the graph, search and bridge views on open; then search and findPath \
             latency percentiles. `shipping` — two nodes on loopback in this process: a new node's \
