@@ -137,19 +137,10 @@ extension Log {
         active.lastBatchCRC = chained.header.batchCRC
         active.fileEnd = max(active.fileEnd, active.size)
         flushedOffset = batch.lastOffset + 1
-        startWritebackWhenDue()
-    }
-
-    /// Asks the kernel to start writing the active segment's bytes since the last sync or
-    /// write-back once there are `writebackAfterBytes` of them, so a roll's sync of the
-    /// segment does not wait for all of its bytes at once (docs/storage.md). Best effort: a
-    /// failure here changes nothing, and the next sync reports what is wrong with the file.
-    private func startWritebackWhenDue() {
-        let due = Int64(configuration.writebackAfterBytes)
-        let pending = active.size - active.writebackStart
-        guard due > 0, pending >= due else { return }
-        active.file.startWriteback(at: active.writebackStart, count: pending)
-        active.writebackStart = active.size
+        // So a roll's sync of the segment does not wait for all its bytes at once
+        // (docs/storage.md). Best effort: the next sync reports what is wrong with the file.
+        active.writeback.noteWritten(
+            upTo: active.size, in: active.file, every: configuration.writebackAfterBytes)
     }
 
     /// Writes zeros past `end`, where the batch about to be written ends, when fewer than
@@ -192,7 +183,7 @@ extension Log {
         try active.file.sync()
         metrics.syncDuration.record(since: started)
         durableOffset = flushedOffset
-        active.writebackStart = active.size
+        active.writeback.noteSynced(upTo: active.size)
     }
 
     /// Flushes and returns what a group committer needs to make it durable outside any lock:

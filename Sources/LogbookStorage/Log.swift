@@ -70,9 +70,8 @@ public final class Log {
         var fileEnd: Int64 = 0
         /// Set when writing zeros ahead failed: this segment goes on without them.
         var zeroFillStopped = false
-        /// Where the bytes start that no sync or write-back covered yet
-        /// (`LogConfiguration.writebackAfterBytes`).
-        var writebackStart: Int64 = 0
+        /// When to start the write-back of its bytes (`LogConfiguration.writebackAfterBytes`).
+        var writeback = WritebackSchedule()
         var size: Int64 { index.segmentSize }
     }
 
@@ -92,7 +91,7 @@ public final class Log {
         self.clock = clock
         self.sealed = sealed
         self.active = active
-        self.active.writebackStart = active.size
+        self.active.writeback = WritebackSchedule(start: active.size)
         self.recovery = recovery
         appending = AppendRun(nextOffset: active.index.nextOffset)
         flushedOffset = active.index.nextOffset

@@ -95,6 +95,28 @@ import Testing
         try log.close()
     }
 
+    @Test func aRewriteStartsWriteBackOfItsOutputAsItGrows() throws {
+        let fileSystem = SimulatedFileSystem()
+        let configuration = settings(writebackAfter: 4096, segmentSize: 24 * 1024)
+        let log = try Log.open(
+            directory: "/log", fileSystem: fileSystem, configuration: configuration)
+        try append(0..<6000, to: log)
+        try log.sync()
+        let run = log.sealedRun(0..<(log.segmentCount - 1))
+        let before = fileSystem.writebackRequests.count
+        let rewritten = try SegmentRewriter.rewrite(
+            run, directory: "/log", fileSystem: fileSystem, configuration: configuration
+        ) { _, _ in .keep(version: 1) }
+        let output = "/log/" + SegmentFileName.cleaned(baseOffset: 0, endOffset: run.endOffset)
+        let requests = Array(fileSystem.writebackRequests[before...])
+        #expect(requests.count >= 3)
+        #expect(requests.allSatisfy { $0.path == output })
+        let end = checkedEnd(of: requests, from: 0, minimum: 4096)
+        #expect(end <= rewritten.index.segmentSize)
+        #expect(rewritten.index.segmentSize - end < 4096)
+        try log.close()
+    }
+
     @Test func zeroStartsNoWriteBack() throws {
         let fileSystem = SimulatedFileSystem()
         let log = try Log.open(

@@ -249,6 +249,8 @@ struct RewriteWriter {
     let configuration: LogConfiguration
     var encoder = BatchEncoder()
     var lastCRC: UInt32 = 0
+    /// Write-back started as the output grows, so its final sync has little left to write.
+    var writeback = WritebackSchedule()
 
     init(file: any StorageFile, configuration: LogConfiguration) {
         self.file = file
@@ -286,5 +288,7 @@ struct RewriteWriter {
         index.noteBatch(header, at: position, intervalBytes: configuration.indexIntervalBytes)
         lastCRC = header.batchCRC
         encoder.reset()
+        writeback.noteWritten(
+            upTo: index.segmentSize, in: file, every: configuration.writebackAfterBytes)
     }
 }
