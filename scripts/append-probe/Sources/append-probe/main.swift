@@ -12,7 +12,8 @@ import LogbookWorkloads
 // Environment: LOOPS (default 3) runs per process; WRITERS (group only, default 64);
 // SYNCS_IN_FLIGHT (group only: `LogbookOptions.groupCommitSyncsInFlightMax`);
 // SNAPSHOTS_OFF=1 writes no snapshot on close (so callgrind counts the loop, not the
-// snapshot); TIMED=1 times every call, as the bench once did.
+// snapshot); TIMED=1 times every call, as the bench once did; KEEP_LOG=PATH moves the last
+// loop's Logbook directory to PATH instead of removing it.
 let arguments = CommandLine.arguments
 let environment = ProcessInfo.processInfo.environment
 let mode = arguments.count > 1 ? arguments[1] : "append"
@@ -91,4 +92,10 @@ for _ in 0..<loops {
         exit(2)
     }
 }
-try? FileManager.default.removeItem(atPath: directory)
+if let kept = environment["KEEP_LOG"] {
+    // The last loop's Logbook directory, moved where KEEP_LOG says (for `logbook compact`
+    // and the like on a log the workload wrote).
+    try? FileManager.default.moveItem(atPath: directory, toPath: kept)
+} else {
+    try? FileManager.default.removeItem(atPath: directory)
+}
