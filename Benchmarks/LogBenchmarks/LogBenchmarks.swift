@@ -352,6 +352,10 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: Seal
+
+    sealBenchmarks()
+
     // MARK: Views
 
     searchBenchmarks()

@@ -1,0 +1,27 @@
+import Benchmark
+import LogbookWorkloads
+
+/// The seal of a segment of the default size that a `.buffered` appender filled
+/// (`SegmentFillWorkload`), with write-back started every MiB as it filled and with none:
+/// the wait of the append that rolls. Filling is setup; the seal alone is measured.
+func sealBenchmarks() {
+    let workload = SegmentFillWorkload()
+    for startingWriteback in [true, false] {
+        let name = startingWriteback ? "write-back-every-MiB" : "no-early-write-back"
+        Benchmark(
+            "seal-64MiB-segment-\(name)",
+            configuration: .init(
+                metrics: [.wallClock], maxDuration: .seconds(5), maxIterations: 10,
+                thresholds: [.wallClock: .init(relative: [.p90: 50])])
+        ) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let log = try workload.filledLog(
+                    in: ScratchDirectory.fresh("seal"), startingWriteback: startingWriteback)
+                benchmark.startMeasurement()
+                try log.sealActiveSegment()
+                benchmark.stopMeasurement()
+                try log.close()
+            }
+        }
+    }
+}
