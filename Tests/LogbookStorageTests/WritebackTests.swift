@@ -18,6 +18,17 @@ import Testing
         return configuration
     }
 
+    /// A new log in "/log" on a simulated file system of its own.
+    private func freshLog(writebackAfter: Int, segmentSize: Int = 1 << 20) throws -> (
+        SimulatedFileSystem, Log
+    ) {
+        let fileSystem = SimulatedFileSystem()
+        let log = try Log.open(
+            directory: "/log", fileSystem: fileSystem,
+            configuration: settings(writebackAfter: writebackAfter, segmentSize: segmentSize))
+        return (fileSystem, log)
+    }
+
     private func append(_ range: Range<Int>, to log: Log) throws {
         for number in range { try log.append(recordBytes(number, size: 40), version: 1) }
     }
@@ -37,10 +48,7 @@ import Testing
     }
 
     @Test func writeBackCoversTheWrittenBytesOnceInOrder() throws {
-        let fileSystem = SimulatedFileSystem()
-        let log = try Log.open(
-            directory: "/log", fileSystem: fileSystem,
-            configuration: settings(writebackAfter: 4096))
+        let (fileSystem, log) = try freshLog(writebackAfter: 4096)
         try append(0..<3000, to: log)
         try log.flush()
         let requests = fileSystem.writebackRequests
@@ -53,10 +61,7 @@ import Testing
     }
 
     @Test func aSyncCoversWhatWasWrittenSoTheNextWriteBackStartsAfterIt() throws {
-        let fileSystem = SimulatedFileSystem()
-        let log = try Log.open(
-            directory: "/log", fileSystem: fileSystem,
-            configuration: settings(writebackAfter: 4096))
+        let (fileSystem, log) = try freshLog(writebackAfter: 4096)
         // Enough for write-backs, with bytes after the last one when the sync comes.
         try append(0..<1100, to: log)
         try log.flush()
@@ -74,10 +79,7 @@ import Testing
     }
 
     @Test func eachNewSegmentStartsItsWriteBacksAtItsBeginning() throws {
-        let fileSystem = SimulatedFileSystem()
-        let log = try Log.open(
-            directory: "/log", fileSystem: fileSystem,
-            configuration: settings(writebackAfter: 4096, segmentSize: 24 * 1024))
+        let (fileSystem, log) = try freshLog(writebackAfter: 4096, segmentSize: 24 * 1024)
         try append(0..<6000, to: log)
         try log.flush()
         #expect(log.segmentCount >= 3)
@@ -96,10 +98,8 @@ import Testing
     }
 
     @Test func aRewriteStartsWriteBackOfItsOutputAsItGrows() throws {
-        let fileSystem = SimulatedFileSystem()
         let configuration = settings(writebackAfter: 4096, segmentSize: 24 * 1024)
-        let log = try Log.open(
-            directory: "/log", fileSystem: fileSystem, configuration: configuration)
+        let (fileSystem, log) = try freshLog(writebackAfter: 4096, segmentSize: 24 * 1024)
         try append(0..<6000, to: log)
         try log.sync()
         let run = log.sealedRun(0..<(log.segmentCount - 1))
@@ -118,9 +118,7 @@ import Testing
     }
 
     @Test func zeroStartsNoWriteBack() throws {
-        let fileSystem = SimulatedFileSystem()
-        let log = try Log.open(
-            directory: "/log", fileSystem: fileSystem, configuration: settings(writebackAfter: 0))
+        let (fileSystem, log) = try freshLog(writebackAfter: 0)
         try append(0..<3000, to: log)
         try log.close()
         #expect(fileSystem.writebackRequests.isEmpty)
