@@ -197,6 +197,10 @@ extension Log {
     public func noteDurable(through offset: UInt64) {
         precondition(offset <= flushedOffset, "durable \(offset) beyond flushed \(flushedOffset)")
         durableOffset = max(durableOffset, offset)
+        // A sync covering every flushed record began after the active segment's last write
+        // (each write moves `flushedOffset`): all its bytes are synced, and a write-back of
+        // them would be wasted.
+        if offset == flushedOffset { active.writeback.noteSynced(upTo: active.size) }
     }
 
     /// Flushes and seals the active segment now, when it holds anything, so maintenance

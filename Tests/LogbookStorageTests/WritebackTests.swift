@@ -78,6 +78,26 @@ import Testing
         try log.close()
     }
 
+    @Test func aGroupCommitsSyncMovesTheNextWriteBackAfterWhatItCovered() throws {
+        let (fileSystem, log) = try freshLog(writebackAfter: 4096)
+        // Enough for write-backs, with bytes after the last one when the sync comes.
+        try append(0..<1100, to: log)
+        let (file, offset) = try log.flushForSync()
+        let lastEnd = fileSystem.writebackRequests.last.map { $0.offset + $0.count }
+        try #require(lastEnd != nil && lastEnd != log.sizeBytes)
+        // As the committer does: its own handle syncs, then the log hears of it.
+        try file.syncHandle().sync()
+        log.noteDurable(through: offset)
+        let synced = log.sizeBytes
+        let before = fileSystem.writebackRequests.count
+        try append(1100..<3000, to: log)
+        try log.flush()
+        let after = Array(fileSystem.writebackRequests[before...])
+        #expect(!after.isEmpty)
+        _ = checkedEnd(of: after, from: synced, minimum: 4096)
+        try log.close()
+    }
+
     @Test func eachNewSegmentStartsItsWriteBacksAtItsBeginning() throws {
         let (fileSystem, log) = try freshLog(writebackAfter: 4096, segmentSize: 24 * 1024)
         try append(0..<6000, to: log)
