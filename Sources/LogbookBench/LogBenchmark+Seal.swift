@@ -5,7 +5,7 @@ import LogbookWorkloads
 extension LogBenchmark {
     /// The name of the seal figure with write-back started early, or not.
     static func sealFigureName(startingWriteback: Bool) -> String {
-        "seal of a 64 MiB segment, "
+        "seal of a \(SegmentFillWorkload.segmentBytes >> 20) MiB segment, "
             + (startingWriteback ? "write-back started every MiB" : "no early write-back")
     }
 

@@ -63,13 +63,6 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         public var offset: Int64
         /// How many there are.
         public var count: Int64
-
-        /// `count` bytes of `path` from `offset`.
-        public init(path: String, offset: Int64, count: Int64) {
-            self.path = path
-            self.offset = offset
-            self.count = count
-        }
     }
 
     /// An empty file system with only the root directory.

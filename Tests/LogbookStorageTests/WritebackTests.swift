@@ -60,14 +60,15 @@ import Testing
         try log.close()
     }
 
-    @Test func aSyncCoversWhatWasWrittenSoTheNextWriteBackStartsAfterIt() throws {
+    /// Writes enough for write-backs, with bytes after the last one, has `sync` make them
+    /// durable, writes more: the write-backs after it start where the sync left off.
+    private func checkWriteBackResumesAfterTheSync(_ sync: (Log) throws -> Void) throws {
         let (fileSystem, log) = try freshLog(writebackAfter: 4096)
-        // Enough for write-backs, with bytes after the last one when the sync comes.
         try append(0..<1100, to: log)
         try log.flush()
         let lastEnd = fileSystem.writebackRequests.last.map { $0.offset + $0.count }
         try #require(lastEnd != nil && lastEnd != log.sizeBytes)
-        try log.sync()
+        try sync(log)
         let synced = log.sizeBytes
         let before = fileSystem.writebackRequests.count
         try append(1100..<3000, to: log)
@@ -78,24 +79,17 @@ import Testing
         try log.close()
     }
 
+    @Test func aSyncCoversWhatWasWrittenSoTheNextWriteBackStartsAfterIt() throws {
+        try checkWriteBackResumesAfterTheSync { try $0.sync() }
+    }
+
     @Test func aGroupCommitsSyncMovesTheNextWriteBackAfterWhatItCovered() throws {
-        let (fileSystem, log) = try freshLog(writebackAfter: 4096)
-        // Enough for write-backs, with bytes after the last one when the sync comes.
-        try append(0..<1100, to: log)
-        let (file, offset) = try log.flushForSync()
-        let lastEnd = fileSystem.writebackRequests.last.map { $0.offset + $0.count }
-        try #require(lastEnd != nil && lastEnd != log.sizeBytes)
         // As the committer does: its own handle syncs, then the log hears of it.
-        try file.syncHandle().sync()
-        log.noteDurable(through: offset)
-        let synced = log.sizeBytes
-        let before = fileSystem.writebackRequests.count
-        try append(1100..<3000, to: log)
-        try log.flush()
-        let after = Array(fileSystem.writebackRequests[before...])
-        #expect(!after.isEmpty)
-        _ = checkedEnd(of: after, from: synced, minimum: 4096)
-        try log.close()
+        try checkWriteBackResumesAfterTheSync { log in
+            let (file, offset) = try log.flushForSync()
+            try file.syncHandle().sync()
+            log.noteDurable(through: offset)
+        }
     }
 
     @Test func eachNewSegmentStartsItsWriteBacksAtItsBeginning() throws {

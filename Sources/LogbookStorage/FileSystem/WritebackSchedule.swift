@@ -4,7 +4,7 @@
 /// a rewrite's output.
 struct WritebackSchedule {
     /// Where the bytes start that no sync or write-back covered yet.
-    private(set) var start: Int64 = 0
+    private var start: Int64
 
     /// A schedule for a file whose bytes before `start` need none.
     init(start: Int64 = 0) {
