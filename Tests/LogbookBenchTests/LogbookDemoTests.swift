@@ -15,6 +15,11 @@ import Testing
         let story = lines.joined(separator: "\n")
         #expect(story.components(separatedBy: "converged: yes").count - 1 == 3, "\(story)")
         #expect(story.contains("same as before closing"))
+        // The close wrote a snapshot; the demo opens from it, then replays the whole log.
+        #expect(story.contains("reopened from the snapshot the close wrote"), "\(story)")
+        #expect(story.contains("reopened without it: replayed 3000 changes"), "\(story)")
+        // A node's first pull takes the other's state, and the story says why no batches came.
+        #expect(story.contains("as its state: a first pull from a peer starts from its state"))
         #expect(story.contains("digest unchanged"))
     }
 

@@ -3,7 +3,7 @@ import LogbookBench
 import Testing
 
 // What `logbook sync` prints: a restarted cursor (push or pull) gets a line of its own with
-// the reason, and a round without one prints none.
+// the reason, and a round without one prints none; so do changes that came as the peer's state.
 @Suite struct SyncReportTests {
     @Test func aRestartedCursorIsPrintedWithItsReason() {
         var pushed = PushReport()
@@ -23,6 +23,25 @@ import Testing
             lines.contains(
                 "pull cursor's merges not held by this log; pulled from the start: "
                     + "the record before offset 90 was not written in epoch 7 here"))
+    }
+
+    @Test func changesThatCameAsThePeersStateSayWhy() {
+        var pulled = ReplicationReport()
+        pulled.received = 400
+        pulled.bootstraps = 1
+        pulled.snapshots = 3
+        pulled.divergences = 1
+        let report = SyncReport(directory: "d", from: "http://peer", pulled: pulled, digest: "0")
+        let lines = report.text.split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains(
+                "took the peer's state: a first pull from a peer starts from its state, not its "
+                    + "history; the cursor was below the start of the peer's log (2 times); the "
+                    + "peer no longer held this node's position (restored from an older copy?)"),
+            "\(lines)")
+        let batchesOnly = SyncReport(
+            directory: "d", from: "http://peer", pulled: ReplicationReport(), digest: "0")
+        #expect(!batchesOnly.text.contains("state"))
     }
 
     @Test func aRoundWithoutRestartsPrintsNoRestartLine() {

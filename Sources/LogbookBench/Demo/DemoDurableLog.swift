@@ -4,7 +4,8 @@ import LogbookStorage
 import LogbookWorkloads
 
 /// Part 2 of the demo: the standard workload written to a durable log, which is closed,
-/// reopened (replaying the log), compared by digest, then compacted.
+/// reopened from its snapshot and again by replaying the whole log, compared by digest each
+/// time, then compacted.
 struct DemoDurableLog {
     let directory: String
     let records: Int
@@ -19,9 +20,14 @@ struct DemoDurableLog {
         var options = LogbookOptions()
         options.durability = .buffered
         options.log.segmentSizeMax = 4 * 1024 * 1024  // several segments, so compaction has work
+        options.snapshots.onCloseAfterBytes = 0  // a snapshot at close however small the log
         let (digest, size) = try await write(options)
 
-        let reopened = try Logbook.open(directory: directory, options: options)
+        try narrateSnapshotOpen(options, digest: digest)
+        // The whole log replayed this time, to show the rate a snapshot saves.
+        var replayingAll = options
+        replayingAll.snapshots.loadAtOpen = false
+        let reopened = try Logbook.open(directory: directory, options: replayingAll)
         do {
             try verifyAndCompact(reopened, digest: digest, size: size)
         } catch {
@@ -32,11 +38,30 @@ struct DemoDurableLog {
         narrate("\nnext: logbook inspect \(directory); logbook export \(directory) | head")
     }
 
+    /// Opens from the snapshot the close wrote, which replays only the log after it.
+    private func narrateSnapshotOpen(_ options: LogbookOptions, digest: StateDigest) throws {
+        let reopened = try Logbook.open(directory: directory, options: options)
+        let load = reopened.snapshotLoad
+        let same = reopened.stateDigest() == digest
+        try reopened.close()
+        guard let file = load.file else {
+            narrate(
+                "reopened: no snapshot loaded" + load.setAside.map { "; set aside: \($0)" }.joined()
+            )
+            return
+        }
+        narrate(
+            "reopened from the snapshot the close wrote (\(file), \(load.entries) entries) in \(String(format: "%.3f", load.seconds)) s, then replayed \(reopened.replayStatistics.changes) changes after it; digest \(same ? "the same" : "DIFFERENT")"
+        )
+        guard same else { throw DemoError.diverged("the log before closing and its snapshot") }
+    }
+
     /// Checks the replayed state against the written one, then compacts and checks again.
     private func verifyAndCompact(_ reopened: Logbook, digest: StateDigest, size: Int64) throws {
         let statistics = reopened.replayStatistics
+        let seconds = max(statistics.seconds, 1e-9)  // a rate, never a division by zero
         narrate(
-            "reopened: replayed \(statistics.changes) changes in \(String(format: "%.3f", statistics.seconds)) s: \(formatCount(Double(statistics.changes) / statistics.seconds)) changes/s, \(formatBytes(Int64(Double(statistics.rawBytes) / statistics.seconds)))/s raw"
+            "reopened without it: replayed \(statistics.changes) changes in \(String(format: "%.3f", statistics.seconds)) s: \(formatCount(Double(statistics.changes) / seconds)) changes/s, \(formatBytes(Int64(Double(statistics.rawBytes) / seconds)))/s raw"
         )
         narrate(
             "state: \(reopened.records().count) live records, \(reopened.tombstoneCount()) tombstones"

@@ -56,6 +56,7 @@ struct DemoShipping {
             let report = try await pull(receiver, from: sender)
             narrate(
                 "node \(receiver + 1) pulled \(report.received) changes (\(formatBytes(Int64(report.bytes))) of stored batches) from node \(sender + 1), accepted \(report.accepted)"
+                    + (report.stateTransferReasons.map { "; as its state: \($0)" } ?? "")
             )
         }
         var same = nodes[0].logbook.stateDigest() == nodes[1].logbook.stateDigest()

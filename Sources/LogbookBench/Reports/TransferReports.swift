@@ -102,6 +102,9 @@ package struct SyncReport: CommandReport {
         lines.append(
             "pulled \(pulled.pulls) bodies, \(formatBytes(Int64(pulled.bytes))), \(pulled.received) changes from \(from ?? hub ?? ""); accepted \(pulled.accepted); cursor \(pulled.cursor) of \(pulled.peerDurableOffset)"
         )
+        if let reasons = pulled.stateTransferReasons {
+            lines.append("took the peer's state: " + reasons)
+        }
         if let reason = pushed?.restartReason {
             lines.append(
                 "push restarted; the state was pushed instead: " + reason)
