@@ -3,14 +3,25 @@ import LogbookCRDT
 
 /// A change as one readable line.
 package func describe(_ change: Change<String, String, Value>) -> String {
+    describe(
+        recordId: change.recordId, column: change.colName, value: change.value,
+        colVersion: change.colVersion, dbVersion: change.dbVersion, nodeId: change.nodeId)
+}
+
+/// A column (nil: the whole record) with its value (nil: deleted) and version, as one line:
+/// how `put` prints what it wrote and `get` what the replica holds.
+package func describe(
+    recordId: String, column: String?, value: Value?, colVersion: UInt64, dbVersion: UInt64,
+    nodeId: NodeId
+) -> String {
     let what: String
-    switch (change.colName, change.value) {
+    switch (column, value) {
     case (nil, _): what = "deleted record"
     case (let column?, nil): what = "deleted \(column)"
     case (let column?, let value?): what = "\(column) = \(describe(value))"
     }
     return
-        "\(change.recordId)  \(what)  (col v\(change.colVersion == .max ? "max" : String(change.colVersion)), db v\(change.dbVersion), node \(change.nodeId))"
+        "\(recordId)  \(what)  (col v\(colVersion == .max ? "max" : String(colVersion)), db v\(dbVersion), node \(nodeId))"
 }
 
 /// A value as compact JSON.

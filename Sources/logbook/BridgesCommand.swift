@@ -74,15 +74,7 @@ struct BridgesCommand: ParsableCommand {
             return
         }
         printTable(
-            header: ["id", "bridge", "openings", "average", "longest", "open now"],
-            rows: summaries.map {
-                [
-                    "\($0.entityId)", $0.name, "\($0.openings)",
-                    BridgeStatsView.durationLabel(minutes: $0.averageMinutes),
-                    BridgeStatsView.durationLabel(minutes: Double($0.longestMinutes)),
-                    "\($0.currentlyOpen)",
-                ]
-            })
+            header: BridgeStatsView.BridgeSummary.tableHeader, rows: summaries.map(\.tableRow))
     }
 
     private func printPrediction(_ predictions: [BridgeStatsView.Prediction]) throws {
@@ -93,17 +85,7 @@ struct BridgesCommand: ParsableCommand {
         let days = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
         print("\(days[(weekday ?? 1) - 1]) \(String(format: "%02d:00", hour ?? 0))")
         printTable(
-            header: ["id", "bridge", "openings", "probability", "confidence", "typical"],
-            rows: predictions.map {
-                [
-                    "\($0.entityId)", $0.name, "\($0.openings)",
-                    String(
-                        format: "%.2f %@", $0.probability,
-                        BridgeStatsView.probabilityLabel($0.probability)),
-                    BridgeStatsView.confidenceLabel($0.confidence),
-                    BridgeStatsView.durationLabel(minutes: $0.averageMinutes),
-                ]
-            })
+            header: BridgeStatsView.Prediction.tableHeader, rows: predictions.map(\.tableRow))
     }
 
     private func printBuckets(_ buckets: [BridgeStatsView.Bucket]) throws {

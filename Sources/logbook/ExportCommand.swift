@@ -1,60 +1,57 @@
 import ArgumentParser
-import Foundation
 import Logbook
 import LogbookBench
 import LogbookCRDT
 
 extension ChangeJSONFormat: ExpressibleByArgument {}
 
-/// `logbook export DIR [--since OFFSET] [--format swift|rust]`: the log as crdt-lite JSON.
+/// `logbook export DIR [--since OFFSET | --state] [--format swift|rust]`: the log, or the
+/// state, as crdt-lite JSON lines.
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Print the logged changes as crdt-lite JSON lines.",
-        discussion:
-            "History in log order (every accepted change, not just the current state), streamed batch by batch."
-    )
+        abstract: "Print the logged changes, or the current state, as crdt-lite JSON lines.",
+        discussion: """
+            By default the history in log order (every accepted change, not just the current \
+            state), streamed batch by batch. With --state, the state instead: a change per \
+            live column and per deleted record, what crdt-lite's getChangesSince(0) returns; \
+            merged into an empty replica (`logbook append`) they rebuild this state.
+            """)
 
     @OptionGroup var target: DirectoryArgument
     @Option(help: "Start at this log offset.")
     var since: UInt64 = 0
+    @Flag(help: "Print the current state instead of the history.")
+    var state = false
     @Option(help: "swift (camelCase, nil omitted) or rust (snake_case, explicit null).")
     var format: ChangeJSONFormat = .swift
 
+    func validate() throws {
+        if state && since != 0 {
+            throw ValidationError("--since is a log offset; --state has none")
+        }
+    }
+
     func run() throws {
         let logbook = try openLogbook(target.directory, durability: .buffered, readOnly: true)
-        var buffer = Data()
-        var unencodable: [(UInt64, ChangeJSONError)] = []
+        var output = ChangeJSONLinesOutput(format: format)
         do {
-            try logbook.forEachChange(since: since) { offset, change in
-                let line: Data
-                do throws(ChangeJSONError) {
-                    line = try ChangeJSON.encode(change, format: format)
-                } catch {
-                    unencodable.append((offset, error))
-                    return
+            if state {
+                var page: UInt64? = 0
+                while let after = page {  // pages bound the memory a large state needs
+                    let (changes, next) = logbook.changesPage(since: after, changesMax: 1 << 16)
+                    for change in changes { output.write(change, place: "of \(change.recordId)") }
+                    page = next
                 }
-                buffer.append(line)
-                buffer.append(UInt8(ascii: "\n"))
-                if buffer.count >= 1 << 20 {
-                    FileHandle.standardOutput.write(buffer)
-                    buffer.removeAll(keepingCapacity: true)
+            } else {
+                try logbook.forEachChange(since: since) { offset, change in
+                    output.write(change, place: "at log offset \(offset)")
                 }
             }
-            FileHandle.standardOutput.write(buffer)
             try logbook.close()
         } catch {
             throw exitWithError(error)
         }
-        if !unencodable.isEmpty {
-            var standardError = StandardError()
-            for (offset, error) in unencodable.prefix(10) {
-                print(
-                    "error: change at log offset \(offset) has no JSON form: \(error)",
-                    to: &standardError)
-            }
-            print("error: \(unencodable.count) changes were left out", to: &standardError)
-            throw ExitCode.failure
-        }
+        guard output.finish() else { throw ExitCode.failure }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logbook
+import LogbookBench
 import LogbookViews
 
 /// `logbook graph DIR QUERY IDS... [--json]`: The Goodies' graph queries over the log.
@@ -78,49 +79,7 @@ struct GraphCommand: ParsableCommand {
         if json {
             print(PythonJSON.dumps(answer))
         } else {
-            printReadable(answer, graph: graph)
-        }
-    }
-
-    private func printReadable(_ answer: OrderedJSON, graph: GraphIndex) {
-        func label(_ id: String) -> String {
-            guard let entity = graph.entity(id) else { return id }
-            return "\(id) (\(entity.type ?? "?"): \(entity.name ?? ""))"
-        }
-        switch (query, answer) {
-        case (_, .null): print("no path")
-        case (.path, .array(let items)), (.dfs, .array(let items)), (.ancestors, .array(let items)),
-            (.descendants, .array(let items)), (.devicesInRoom, .array(let items)):
-            if items.isEmpty { print("(none)") }
-            let separator = query == .path ? "\n  → " : "\n  "
-            print("  " + items.compactMap(\.stringValue).map(label).joined(separator: separator))
-        case (.bfs, .array(let items)):
-            printTable(
-                header: ["depth", "entity"],
-                rows: items.map {
-                    [
-                        "\($0["depth"].map(PythonJSON.dumps) ?? "")",
-                        label($0["id"]?.stringValue ?? ""),
-                    ]
-                })
-        case (.allPaths, .array(let paths)), (.cycles, .array(let paths)):
-            if paths.isEmpty { print("(none)") }
-            for case .array(let path) in paths {
-                print("  " + path.compactMap(\.stringValue).joined(separator: " → "))
-            }
-        case (.stats, _):
-            let statistics = graph.statistics()
-            print(
-                "\(statistics.totalEntities) entities, \(statistics.totalRelationships) relationships, average degree \(statistics.averageDegree), \(statistics.isolatedEntities) isolated"
-            )
-            printTable(
-                header: ["entity type", "count"],
-                rows: statistics.entityTypes.map { [$0.type, "\($0.count)"] })
-            printTable(
-                header: ["relationship type", "count"],
-                rows: statistics.relationshipTypes.map { [$0.type, "\($0.count)"] })
-        default:
-            print(PythonJSON.dumps(answer))
+            print(readableGraphAnswer(answer, query: query, graph: graph))
         }
     }
 }

@@ -42,6 +42,7 @@ import Testing
 
         let commands: [[String]] = [
             ["verify", directory], ["inspect", directory], ["export", directory],
+            ["export", directory, "--state"], ["get", directory, "entity/lamp", "entity/none"],
             ["replay", directory], ["graph", directory, "stats"],
             ["search", directory, "lamp"], ["bridges", directory, "summary"],
         ]

@@ -19,6 +19,38 @@ extension BridgeStatsView.Bucket {
     }
 }
 
+extension BridgeStatsView.BridgeSummary {
+    /// The columns of `tableRow`.
+    public static let tableHeader = ["id", "bridge", "openings", "average", "longest", "open now"]
+
+    /// One bridge's summary as table cells.
+    public var tableRow: [String] {
+        [
+            "\(entityId)", name, "\(openings)",
+            BridgeStatsView.durationLabel(minutes: averageMinutes),
+            BridgeStatsView.durationLabel(minutes: Double(longestMinutes)), "\(currentlyOpen)",
+        ]
+    }
+}
+
+extension BridgeStatsView.Prediction {
+    /// The columns of `tableRow`.
+    public static let tableHeader = [
+        "id", "bridge", "openings", "probability", "confidence", "typical",
+    ]
+
+    /// One bridge's outlook as table cells.
+    public var tableRow: [String] {
+        [
+            "\(entityId)", name, "\(openings)",
+            String(
+                format: "%.2f %@", probability, BridgeStatsView.probabilityLabel(probability)),
+            BridgeStatsView.confidenceLabel(confidence),
+            BridgeStatsView.durationLabel(minutes: averageMinutes),
+        ]
+    }
+}
+
 extension BridgeTallies {
     /// Openings per weekday × hour (`weekdayHourCounts`) as text, each cell shaded against
     /// the busiest one.
