@@ -9,19 +9,20 @@ package func describe(_ change: Change<String, String, Value>) -> String {
 }
 
 /// A column (nil: the whole record) with its value (nil: deleted) and version, as one line:
-/// how `put` prints what it wrote and `get` what the replica holds.
+/// how `put` prints what it wrote and `get` what the replica holds. Ids, names and values
+/// are made `terminalSafe`: they may come from a peer.
 package func describe(
     recordId: String, column: String?, value: Value?, colVersion: UInt64, dbVersion: UInt64,
     nodeId: NodeId
 ) -> String {
     let what: String
-    switch (column, value) {
+    switch (column.map(terminalSafe), value) {
     case (nil, _): what = "deleted record"
     case (let column?, nil): what = "deleted \(column)"
-    case (let column?, let value?): what = "\(column) = \(describe(value))"
+    case (let column?, let value?): what = "\(column) = \(terminalSafe(describe(value)))"
     }
     return
-        "\(recordId)  \(what)  (col v\(colVersion == .max ? "max" : String(colVersion)), db v\(dbVersion), node \(nodeId))"
+        "\(terminalSafe(recordId))  \(what)  (col v\(colVersion == .max ? "max" : String(colVersion)), db v\(dbVersion), node \(nodeId))"
 }
 
 /// A value as compact JSON.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logbook
+import LogbookBench
 import LogbookViews
 
 /// `logbook bridges DIR summary|buckets [--json]`: drawbridge statistics from the log.
@@ -106,7 +107,7 @@ struct BridgesCommand: ParsableCommand {
         for rule in BridgeRules.ValidationFailure.allCases {
             guard let records = tally.failures[rule] else { continue }
             print(
-                "  \(records.count) \(rule.rawValue), e.g. \(records.prefix(3).joined(separator: ", "))"
+                "  \(records.count) \(rule.rawValue), e.g. \(records.prefix(3).map(terminalSafe).joined(separator: ", "))"
             )
         }
     }

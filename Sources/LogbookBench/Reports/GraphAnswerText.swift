@@ -6,9 +6,9 @@ import LogbookViews
 package func readableGraphAnswer(_ answer: OrderedJSON, query: GraphQuery, graph: GraphIndex)
     -> String
 {
-    func label(_ id: String) -> String {
-        guard let entity = graph.entity(id) else { return id }
-        return "\(id) (\(entity.type ?? "?"): \(entity.name ?? ""))"
+    func label(_ id: String) -> String {  // made terminalSafe: ids and names are data
+        guard let entity = graph.entity(id) else { return terminalSafe(id) }
+        return terminalSafe("\(id) (\(entity.type ?? "?"): \(entity.name ?? ""))")
     }
     func table(_ header: [String], _ rows: [[String]]) -> String {
         String(TextTable.render(header: header, rows: rows).dropLast())  // its own newline
@@ -29,7 +29,8 @@ package func readableGraphAnswer(_ answer: OrderedJSON, query: GraphQuery, graph
     case (.allPaths, .array(let paths)), (.cycles, .array(let paths)):
         if paths.isEmpty { lines.append("(none)") }
         for case .array(let path) in paths {
-            lines.append("  " + path.compactMap(\.stringValue).joined(separator: " → "))
+            lines.append(
+                "  " + path.compactMap(\.stringValue).map(terminalSafe).joined(separator: " → "))
         }
     case (.stats, _):
         let statistics = graph.statistics()
@@ -44,7 +45,7 @@ package func readableGraphAnswer(_ answer: OrderedJSON, query: GraphQuery, graph
                 ["relationship type", "count"],
                 statistics.relationshipTypes.map { [$0.type, "\($0.count)"] }))
     default:
-        lines.append(PythonJSON.dumps(answer))
+        lines.append(terminalSafe(PythonJSON.dumps(answer)))
     }
     return lines.joined(separator: "\n")
 }

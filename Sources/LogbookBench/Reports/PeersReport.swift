@@ -32,7 +32,7 @@ package struct PeersReport: CommandReport {
         }
         if peers.isEmpty { return "no peers" }
         return peers.sorted { $0.key < $1.key }.map { name, entry in
-            "\(name): \(Self.fields(entry).joined(separator: ", "))"
+            "\(terminalSafe(name)): \(Self.fields(entry).joined(separator: ", "))"
         }.joined(separator: "\n")
     }
 

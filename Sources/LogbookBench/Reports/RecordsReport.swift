@@ -48,7 +48,7 @@ package struct RecordsReport: CommandReport {
         var lines: [String] = []
         for record in records {
             guard record.state == "live" else {
-                lines.append("\(record.id)  (\(record.state))")
+                lines.append("\(terminalSafe(record.id))  (\(record.state))")
                 continue
             }
             let columns = record.columns ?? []
@@ -59,7 +59,7 @@ package struct RecordsReport: CommandReport {
                         colVersion: column.colVersion, dbVersion: column.dbVersion,
                         nodeId: column.nodeId))
             }
-            if columns.isEmpty { lines.append("\(record.id)  (live, no columns)") }
+            if columns.isEmpty { lines.append("\(terminalSafe(record.id))  (live, no columns)") }
         }
         return lines.joined(separator: "\n")
     }
