@@ -1,4 +1,5 @@
 import Foundation
+import Logbook
 import LogbookCRDT
 
 /// A change as one readable line.
@@ -16,7 +17,7 @@ package func describe(
     nodeId: NodeId
 ) -> String {
     let what: String
-    switch (column.map(terminalSafe), value) {
+    switch (column.map { terminalSafe($0) }, value) {
     case (nil, _): what = "deleted record"
     case (let column?, nil): what = "deleted \(column)"
     case (let column?, let value?): what = "\(column) = \(terminalSafe(describe(value)))"

@@ -1,9 +1,11 @@
+import Logbook
+
 /// Rows under a header as terminal text, columns padded to their widest cell: the first
 /// column left-aligned, the rest right-aligned (they are mostly numbers); a row with another
 /// number of cells is printed as it is, spanning the table. Cells are made `terminalSafe`.
 package enum TextTable {
     package static func render(header: [String], rows: [[String]]) -> String {
-        let rows = rows.map { $0.map(terminalSafe) }  // cells hold ids and names from data
+        let rows = rows.map { $0.map { terminalSafe($0) } }  // cells hold ids and names from data
         var widths = header.map(\.count)
         for row in rows where row.count == header.count {
             for (column, cell) in row.enumerated() {

@@ -28,12 +28,12 @@ extension HTTPReplicationTransport: PushTransport {
         let response = try await transfer(request, within: pushTimeout, bodyBytesMax: 1 << 16)
         if response.status == .conflict {
             throw PeerLostPushes(
-                reason: "\(peerName): " + String(buffer: response.body).prefix(300))
+                reason: "\(peerName): " + peerText(response.body))
         }
         guard response.status == .ok else {
             throw ReplicationError(
                 message: "\(peerName): push of \(changeCount) changes refused with "
-                    + "\(response.status.code) " + String(buffer: response.body).prefix(300))
+                    + "\(response.status.code) " + peerText(response.body))
         }
         struct Answer: Decodable {
             var accepted: Int

@@ -66,7 +66,7 @@ public struct HTTPReplicationTransport: ReplicationTransport {
 
     /// The answer a whole `GET /log` response gives.
     func batchAnswer(_ response: Transferred) throws -> BatchAnswer {
-        let reason = { String(buffer: response.body).prefix(300) }
+        let reason = { peerText(response.body) }
         if response.status == .gone { return .snapshotRequired(reason: String(reason())) }
         if response.status == .conflict { return .diverged(reason: String(reason())) }
         guard response.status == .ok else {
@@ -146,7 +146,7 @@ public struct HTTPReplicationTransport: ReplicationTransport {
         guard response.status == .ok else {
             throw ReplicationError(
                 message: "\(peerName): list of collectable tombstones refused with "
-                    + "\(response.status.code) " + String(buffer: response.body).prefix(300))
+                    + "\(response.status.code) " + peerText(response.body))
         }
         return try CollectableTombstonesMessage.decode(
             Data(response.body.readableBytesView), from: peerName)
@@ -172,7 +172,7 @@ public struct HTTPReplicationTransport: ReplicationTransport {
         guard response.status == .noContent else {
             throw ReplicationError(
                 message: "\(peerName): acknowledgement refused with \(response.status.code) "
-                    + String(buffer: response.body).prefix(300))
+                    + peerText(response.body))
         }
     }
 

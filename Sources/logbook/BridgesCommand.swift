@@ -107,7 +107,7 @@ struct BridgesCommand: ParsableCommand {
         for rule in BridgeRules.ValidationFailure.allCases {
             guard let records = tally.failures[rule] else { continue }
             print(
-                "  \(records.count) \(rule.rawValue), e.g. \(records.prefix(3).map(terminalSafe).joined(separator: ", "))"
+                "  \(records.count) \(rule.rawValue), e.g. \(records.prefix(3).map { terminalSafe($0) }.joined(separator: ", "))"
             )
         }
     }

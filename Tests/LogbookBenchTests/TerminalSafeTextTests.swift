@@ -1,3 +1,4 @@
+import Logbook
 import LogbookBench
 import LogbookCRDT
 import Testing

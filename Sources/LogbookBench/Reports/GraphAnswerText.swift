@@ -1,3 +1,4 @@
+import Logbook
 import LogbookViews
 
 /// A `logbook graph` answer as lines for a person: entities labeled with their type and
@@ -30,7 +31,9 @@ package func readableGraphAnswer(_ answer: OrderedJSON, query: GraphQuery, graph
         if paths.isEmpty { lines.append("(none)") }
         for case .array(let path) in paths {
             lines.append(
-                "  " + path.compactMap(\.stringValue).map(terminalSafe).joined(separator: " → "))
+                "  "
+                    + path.compactMap(\.stringValue).map { terminalSafe($0) }.joined(
+                        separator: " → "))
         }
     case (.stats, _):
         let statistics = graph.statistics()

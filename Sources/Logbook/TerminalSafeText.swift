@@ -1,10 +1,12 @@
 /// Text that came from data — record ids, column names, values, names a peer, a dataset or
-/// a directory chose — made safe to print for a person: control characters and the
-/// bidirectional overrides are written as escapes (`\u{1B}`). Printed raw, an escape
-/// sequence in a record id merged from a peer could recolor, retitle or rewrite what the
-/// operator's terminal shows, and a bidi override could reorder a line. Everything else,
-/// accents and emoji included, passes unchanged; `--json` output is JSON-escaped instead.
-package func terminalSafe(_ text: String) -> String {
+/// a directory chose, a peer's error answer — made safe to print or log for a person:
+/// control characters and the bidirectional overrides are written as escapes (`\u{1B}`).
+/// Printed raw, an escape sequence in a record id merged from a peer could recolor, retitle
+/// or rewrite what the operator's terminal shows, a newline in a peer's answer could forge
+/// a log line, and a bidi override could reorder one. Everything else, accents and emoji
+/// included, passes unchanged; JSON output is JSON-escaped instead.
+package func terminalSafe(_ text: some StringProtocol) -> String {
+    let text = String(text)
     if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }  // the usual case
     var safe = ""
     safe.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
