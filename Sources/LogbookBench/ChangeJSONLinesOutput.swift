@@ -43,7 +43,9 @@ package struct ChangeJSONLinesOutput {
         guard leftOutCount > 0 else { return true }
         var standardError = StandardError()
         for (place, error) in leftOut {
-            print("error: change \(place) has no JSON form: \(error)", to: &standardError)
+            print(
+                "error: change \(terminalSafe(place)) has no JSON form: \(error)",
+                to: &standardError)
         }
         print("error: \(leftOutCount) changes were left out", to: &standardError)
         return false

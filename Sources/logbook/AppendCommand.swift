@@ -69,7 +69,7 @@ struct AppendCommand: AsyncParsableCommand {
                 error: failed))
         if let failed {
             var standardError = StandardError()
-            print("error: \(failed)", to: &standardError)
+            print("error: \(terminalSafe(failed))", to: &standardError)
             throw ExitCode(2)
         }
     }
@@ -107,7 +107,9 @@ struct AppendCommand: AsyncParsableCommand {
             durableThroughLine == 0
             ? "nothing from \(source) was merged"
             : "lines 1–\(durableThroughLine) of \(source) are merged and durable"
-        print("error: \(source)\(line.map { ":\($0)" } ?? ""): \(error)", to: &standardError)
+        print(
+            "error: \(source)\(line.map { ":\($0)" } ?? ""): \(terminalSafe("\(error)"))",
+            to: &standardError)
         print(
             "  \(through); nothing after line \(durableThroughLine) was merged", to: &standardError)
         // After a refused change this keeps the earlier lines; a failed log refuses to close

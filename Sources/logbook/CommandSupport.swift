@@ -17,9 +17,9 @@ extension Durability: ExpressibleByArgument {}
 /// Reports a failure on standard error and exits non-zero with `logbookExitCode(for:)`.
 func exitWithError(_ error: any Error, verbose: Bool = false) -> ExitCode {
     var standardError = StandardError()
-    print("error: \(error)", to: &standardError)
+    print("error: \(terminalSafe("\(error)"))", to: &standardError)  // names from files, peers
     if verbose, let cause = (error as? LogbookError)?.storageError {
-        print("  cause: \(cause)", to: &standardError)
+        print("  cause: \(terminalSafe("\(cause)"))", to: &standardError)
     }
     return logbookExitCode(for: error)
 }
@@ -51,7 +51,7 @@ func openLogbook(
         var notes = logbook.tombstoneGCOffsetsLowered.map { "tombstone GC state: \($0)" }
         if !logbook.recovery.isClean { notes.insert("recovery: \(logbook.recovery)", at: 0) }
         var standardError = StandardError()
-        for note in notes { print(note, to: &standardError) }
+        for note in notes { print(terminalSafe(note), to: &standardError) }
         return logbook
     } catch {
         throw exitWithError(error)
@@ -80,7 +80,7 @@ func printJSON(_ value: Any) throws {
 /// and returns exit code 2.
 func badInput(_ message: String) -> ExitCode {
     var standardError = StandardError()
-    print("error: \(message)", to: &standardError)
+    print("error: \(terminalSafe(message))", to: &standardError)
     return ExitCode(2)
 }
 
@@ -90,6 +90,6 @@ func bootstrapLogging(level: Logger.Level) {
     LoggingSystem.bootstrap { label in
         var handler = StreamLogHandler.standardOutput(label: label)
         handler.logLevel = level
-        return handler
+        return TerminalSafeLogHandler(handler)
     }
 }

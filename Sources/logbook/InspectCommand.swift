@@ -46,7 +46,7 @@ func readSegmentSummaries(_ directory: String, label: String) throws -> (Log, [S
     }
     if !log.recovery.isClean {
         var standardError = StandardError()
-        print("recovery: \(log.recovery)", to: &standardError)
+        print("recovery: \(terminalSafe("\(log.recovery)"))", to: &standardError)
     }
     let bar = ProgressBar.isTerminal ? ProgressBar(label: label) : nil
     do {

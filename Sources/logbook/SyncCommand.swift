@@ -67,8 +67,7 @@ struct SyncCommand: AsyncParsableCommand {
         } catch let error as LogbookError {
             throw exitWithError(error)
         } catch {
-            var standardError = StandardError()
-            print("error: \(error)", to: &standardError)
+            _ = exitWithError(error)  // printed escaped; a peer's failure is status 1
             throw ExitCode.failure
         }
     }

@@ -160,4 +160,24 @@ import Testing
         #expect(after.standardOutput == exported.standardOutput)
         try await expectStillWorking(directory)
     }
+
+    @Test func namesFromTheDirectoryAndTheDataPrintEscaped() async throws {
+        guard let directory = try await initialized() else { return }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let hostile = "e/\u{1B}[2J\u{1B}]0;owned\u{07}"
+        let put = try await LogbookExecutable.run(["put", directory, hostile, "n=1"])
+        #expect(put.status == 0, "\(put.standardError)")
+        let get = try await LogbookExecutable.run(["get", directory, hostile])
+        #expect(get.standardOutput.hasPrefix(#"e/\u{1B}[2J\u{1B}]0;owned\u{7}  n = 1"#))
+        // A file a reading command must refuse, named with an escape sequence.
+        #expect(
+            FileManager.default.createFile(atPath: directory + "/x\u{1B}[31m.swap", contents: nil))
+        let export = try await LogbookExecutable.run(["export", directory])
+        #expect(export.status != 0)
+        #expect(export.standardError.contains(#"x\u{1B}[31m.swap"#), "\(export.standardError)")
+        for output in [put, get, export] {
+            let text = output.standardOutput + output.standardError
+            #expect(!text.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, "\(text)")
+        }
+    }
 }
