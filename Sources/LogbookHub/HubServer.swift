@@ -56,6 +56,13 @@ public struct HubServer: Sendable {
         /// before it is answered 503; the pool itself would wait for as long as the database
         /// is down.
         public var databaseWaitMax = HubStore.databaseWaitDefault
+        /// Connections open at once and how long an idle one stays (`ConnectionLimits`;
+        /// 4,096 here, since every node of a stream keeps one or two, and 75 s).
+        public var connections = {
+            var limits = ConnectionLimits()
+            limits.connectionsMax = 4096
+            return limits
+        }()
         /// Scheduled tombstone GC (`HubProcess` runs it beside the server).
         public var collection = HubCollectionSchedule()
 
@@ -98,7 +105,7 @@ public struct HubServer: Sendable {
         }
         addReplicationRoutes(to: router)
         return Application(
-            router: router,
+            router: router, server: configuration.connections.http1(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
             services: [notifier],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) })

@@ -17,6 +17,10 @@ public struct ShippingConfiguration: Sendable {
     /// The largest number of changes `GET /changes` and `GET /snapshot` return in one body.
     public var changesPerResponseMax = 1_000_000
 
+    /// Connections open at once and how long an idle one stays, for the data listener and
+    /// the admin listener each (`ConnectionLimits`: 512, 75 s).
+    public var connections = ConnectionLimits()
+
     /// Also serve the status page, `/status` and `/metrics` without a token on this port
     /// (0: any free one; nil, the default: no admin listener). See
     /// `ShippingServer.adminApplication`.

@@ -70,7 +70,7 @@ extension ShippingServer {
         router.get("status") { _, _ in self.statusJSON() }
         router.get("/") { _, _ in self.statusPage() }
         return Application(
-            router: router,
+            router: router, server: configuration.connections.http1(),
             configuration: .init(
                 address: .hostname(configuration.adminHost, port: configuration.adminPort ?? 0)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) })

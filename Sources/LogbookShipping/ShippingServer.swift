@@ -90,14 +90,14 @@ public struct ShippingServer: Sendable {
         router.get("metrics") { _, _ in self.metricsText() }
         router.get("status") { _, _ in self.statusJSON() }
         router.get("/") { _, _ in self.statusPage() }
-        var server = HTTPServerBuilder.http1()
+        var server = configuration.connections.http1()
         if let files = configuration.tls {
             let chain = try NIOSSLCertificate.fromPEMFile(files.certificateChain)
             var tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: chain.map { .certificate($0) },
                 privateKey: .privateKey(try NIOSSLPrivateKey(file: files.privateKey, format: .pem)))
             tls.minimumTLSVersion = .tlsv12
-            server = try .tls(.http1(), tlsConfiguration: tls)
+            server = try .tls(server, tlsConfiguration: tls)
         }
         return Application(
             router: router, server: server,

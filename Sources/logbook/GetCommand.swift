@@ -17,10 +17,6 @@ struct GetCommand: ParsableCommand {
     var records: [String]
     @OptionGroup var output: OutputOptions
 
-    func validate() throws {
-        guard !records.isEmpty else { throw ValidationError("give at least one record id") }
-    }
-
     func run() throws {
         let logbook = try openLogbook(target.directory, durability: .buffered, readOnly: true)
         let report = RecordsReport(directory: target.directory, recordIds: records, in: logbook)

@@ -68,6 +68,7 @@ struct HubServeCommand: AsyncParsableCommand {
     var host = "127.0.0.1"
     @Option(help: "The port to listen on.")
     var port = 7400
+    @OptionGroup var connections: ConnectionOptions
     @Option(help: "The largest request body in bytes.")
     var requestBytesMax = 16 << 20
     @Option(help: "The lowest level logged: trace, debug, info, notice, warning, error, critical.")
@@ -93,6 +94,7 @@ struct HubServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.requestBytesMax = requestBytesMax
+        configuration.connections = connections.applied(to: configuration.connections)
         configuration.metricsRegistry = LogbookNode.bootstrapMetrics()
         configuration.collection = gc.schedule
         configuration.collection.every = gcEvery.map { .milliseconds(Int64($0 * 1000)) }

@@ -46,6 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
     var adminHost = "127.0.0.1"
     /// The bearer token peers must send (and that this node sends to --peer).
     @OptionGroup var tokenOptions: TokenOptions
+    @OptionGroup var connections: ConnectionOptions
     @Option(help: "A peer to pull from, e.g. http://127.0.0.1:7001 (repeatable).")
     var peer: [String] = []
     @Option(help: "A hub to push to and pull from (`logbook hub serve`); with --stream.")
@@ -117,6 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
         shipping.metricsRegistry = registry
         shipping.adminPort = adminPort
         shipping.adminHost = adminHost
+        shipping.connections = connections.applied(to: shipping.connections)
         if let tlsCertificate, let tlsKey {
             shipping.tls = .init(certificateChain: tlsCertificate, privateKey: tlsKey)
         }

@@ -37,10 +37,14 @@ final class TestNode: @unchecked Sendable {
 
     /// Starts serving on `port` (0: any free one), holding a `/log?wait_ms=` request open
     /// for at most `logWaitMax`.
-    func start(port requested: Int = 0, logWaitMax: Duration = .seconds(30)) async throws {
+    func start(
+        port requested: Int = 0, logWaitMax: Duration = .seconds(30),
+        connections: ConnectionLimits = ConnectionLimits()
+    ) async throws {
         var configuration = ShippingConfiguration(token: token)
         configuration.port = requested
         configuration.logWaitMax = logWaitMax
+        configuration.connections = connections
         let running = try await ShippingServer(
             logbook: logbook, configuration: configuration, ledger: ledger
         ).start()

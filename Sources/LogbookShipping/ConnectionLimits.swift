@@ -1,0 +1,103 @@
+import Foundation
+import HummingbirdCore
+import NIOCore
+
+/// How many connections a server keeps open at once, and how long an idle one stays. An
+/// unauthenticated client can open connections before any token is checked; without these
+/// bounds, enough idle ones take every file descriptor the process may hold, and then the
+/// log cannot open its next segment, write a snapshot, or accept a peer's request.
+public struct ConnectionLimits: Sendable, Equatable {
+    /// Connections open at once; one past it is closed as soon as it is accepted. Default
+    /// 512. The limit applied is also at most half the process's open-file limit
+    /// (`RLIMIT_NOFILE`: 256 by default on macOS), so the other half stays for the log.
+    public var connectionsMax = 512
+    /// A connection with no request in progress for this long is closed; one being answered
+    /// (a long poll, a follow stream) never is. Default 75 s: longer than AsyncHTTPClient
+    /// keeps an idle pooled connection (60 s), so a puller does not race the close. Held
+    /// between a millisecond and a year.
+    public var idleTimeout = Duration.seconds(75)
+
+    /// The defaults.
+    public init() {}
+
+    /// The limit applied: `connectionsMax`, at most half the open-file limit, at least 1.
+    public var connectionsAllowed: Int {
+        var limit = rlimit()
+        guard getrlimit(openFilesResource, &limit) == 0 else { return max(1, connectionsMax) }
+        let half = Int(clamping: limit.rlim_cur / 2)
+        return max(1, min(connectionsMax, half))
+    }
+
+    /// An HTTP/1.1 server that applies these limits (each call counts its own connections).
+    package func http1() -> HTTPServerBuilder {
+        let open = OpenConnections(limit: connectionsAllowed)
+        return .http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionAdmission(open)],
+                idleTimeout: .nanoseconds(clampedNanoseconds(idleTimeout))))
+    }
+}
+
+/// `duration` in nanoseconds, held between a millisecond and a year so it cannot overflow.
+private func clampedNanoseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = min(max(duration, .milliseconds(1)), .seconds(31_536_000))
+        .components
+    return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+}
+
+#if canImport(Glibc)  // Foundation brings getrlimit
+    private let openFilesResource = __rlimit_resource_t(UInt32(RLIMIT_NOFILE.rawValue))
+#else
+    private let openFilesResource = RLIMIT_NOFILE
+#endif
+
+/// The connections a server holds open now, shared by their `ConnectionAdmission`s, which
+/// run on any of the server's event loops.
+final class OpenConnections: @unchecked Sendable {
+    // @unchecked: `open` is only touched under `lock`.
+    let limit: Int
+    private let lock = NSLock()
+    private var open = 0
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Counts one more in; false when that one is past the limit (it still counts until
+    /// `remove`).
+    func add() -> Bool {
+        lock.withLock {
+            open += 1
+            return open <= limit
+        }
+    }
+
+    func remove() {
+        lock.withLock { open -= 1 }
+    }
+}
+
+/// Counts its connection in while the connection lives and closes it at once when it is
+/// one past the limit. It passes every request part on untouched (NIO wants a handler to
+/// be inbound or outbound; what it reads does not matter here).
+final class ConnectionAdmission: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = Any
+
+    private let open: OpenConnections
+    private var counted = false
+
+    init(_ open: OpenConnections) {
+        self.open = open
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        counted = true
+        if !open.add() { context.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        guard counted else { return }
+        counted = false
+        open.remove()
+    }
+}

@@ -1,0 +1,25 @@
+import ArgumentParser
+import LogbookShipping
+
+/// `--connections-max` and `--idle-timeout` for the commands that listen (`ConnectionLimits`).
+struct ConnectionOptions: ParsableArguments {
+    @Option(
+        help: "Connections open at once, at most half the open-file limit (default 512; hub 4096).")
+    var connectionsMax: Int?
+    @Option(help: "Close a connection with no request in progress after this many seconds.")
+    var idleTimeout = 75.0
+
+    func validate() throws {
+        guard (connectionsMax ?? 1) >= 1, idleTimeout > 0, idleTimeout <= 86_400 else {
+            throw ValidationError("--connections-max must be ≥ 1 and --idle-timeout in (0, 86400]")
+        }
+    }
+
+    /// `limits` with what was given.
+    func applied(to limits: ConnectionLimits) -> ConnectionLimits {
+        var limits = limits
+        limits.connectionsMax = connectionsMax ?? limits.connectionsMax
+        limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        return limits
+    }
+}
