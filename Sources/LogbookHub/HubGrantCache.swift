@@ -21,6 +21,19 @@ final class HubGrantCache: @unchecked Sendable {
     let refreshAhead: Duration
     /// Grants held before the cache is emptied and starts again.
     static let capacity = 10_000
+    /// Lookups at once of grants not held. Anyone may send a well-formed token the hub has
+    /// never issued, and each costs a database query: unbounded, a flood of them took the
+    /// pool and PostgreSQL's cores from the pushes. A grant held (a node syncing) is never
+    /// refused for it; a new one past the bound is refused with `Busy` and asked again.
+    let newLookupsMax: Int
+
+    /// A lookup of a grant not held, refused: `newLookupsMax` were running, or the
+    /// allowance of new lookups a second was spent.
+    struct Busy: Error, CustomStringConvertible {
+        var description: String {
+            "too many tokens not seen lately are being checked; try again in a second"
+        }
+    }
 
     private struct Key: Hashable {
         var token: String
@@ -37,12 +50,21 @@ final class HubGrantCache: @unchecked Sendable {
     private let lock = NSLock()
     private var held: [Key: Held] = [:]
     private var lookUps: [Key: Task<Found?, any Error>] = [:]
+    /// Running lookups of grants that were not held when they started.
+    private var newLookups = 0
+    /// New lookups a second, on average.
+    private var allowance: LookupAllowance
 
     /// A cache trusting what it finds for `lifetime`, refreshing a grant in use
     /// `refreshAhead` before that runs out.
-    init(lifetime: Duration = .seconds(5), refreshAhead: Duration = .seconds(1)) {
+    init(
+        lifetime: Duration = .seconds(5), refreshAhead: Duration = .seconds(1),
+        newLookupsMax: Int = 8, newLookupsPerSecond: Double = 100
+    ) {
         self.lifetime = lifetime
         self.refreshAhead = refreshAhead
+        self.newLookupsMax = max(1, newLookupsMax)
+        allowance = LookupAllowance(perSecond: newLookupsPerSecond, burst: newLookupsMax)
     }
 
     /// The grant held for `token` on `stream` while it is fresh at `now`. `refresh` is true
@@ -67,40 +89,49 @@ final class HubGrantCache: @unchecked Sendable {
     /// that ask while it runs. A grant found is held for `lifetime` from the lookup's
     /// start; a refusal is not held (a token created a moment ago works at once) and ends
     /// a held grant at once; a failure leaves a held grant to run out, and the next caller
-    /// of `held` refreshes it again.
+    /// of `held` refreshes it again. Throws `Busy` for a grant not held when
+    /// `newLookupsMax` such lookups are running or their allowance a second is spent.
     func lookUp(
         token: String, stream: String, by lookUp: @escaping @Sendable () async throws -> Found?
     )
         async throws -> Found?
     {
         let key = Key(token: token, stream: stream)
-        let task = lock.withLock {
+        let task: Task<Found?, any Error>? = lock.withLock {
             if let running = lookUps[key] { return running }
+            let isNew = held[key] == nil
+            if isNew {
+                guard newLookups < newLookupsMax, allowance.take() else { return nil }
+                newLookups += 1
+            }
             // The task records its outcome under `lock`, so not before this entry is made.
             let task = Task { [self] in
                 let until = ContinuousClock.now + lifetime
                 do {
                     let found = try await lookUp()
-                    finish(key, with: .success(found), until: until)
+                    finish(key, with: .success(found), until: until, new: isNew)
                     return found
                 } catch {
-                    finish(key, with: .failure(error), until: until)
+                    finish(key, with: .failure(error), until: until, new: isNew)
                     throw error
                 }
             }
             lookUps[key] = task
             return task
         }
+        guard let task else { throw Busy() }
         return try await task.value
     }
 
     /// Ends the lookup for `key`: a grant found is held until `until`, a refusal ends a
     /// held grant, a failure leaves it to run out and lets the next caller refresh it.
     private func finish(
-        _ key: Key, with outcome: Result<Found?, any Error>, until: ContinuousClock.Instant
+        _ key: Key, with outcome: Result<Found?, any Error>, until: ContinuousClock.Instant,
+        new: Bool
     ) {
         lock.withLock {
             lookUps[key] = nil
+            if new { newLookups -= 1 }
             switch outcome {
             case .success(let found?):
                 if held[key] == nil, held.count >= Self.capacity { held.removeAll() }

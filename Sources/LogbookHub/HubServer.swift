@@ -63,6 +63,14 @@ public struct HubServer: Sendable {
             limits.connectionsMax = 4096
             return limits
         }()
+        /// Tokens not seen lately looked up in the database at once; one more is answered
+        /// 503 with `Retry-After: 1` (`HubGrantCache.newLookupsMax`). Tokens in use are
+        /// answered from memory and never wait for these.
+        public var newTokenLookupsMax = 8
+        /// And at most this many a second on average (after a quiet spell, the burst above):
+        /// a flood of made-up tokens costs the database this much, while a thousand nodes
+        /// reconnecting with tokens of their own are all in within about ten seconds.
+        public var newTokenLookupsPerSecond = 100.0
         /// Scheduled tombstone GC (`HubProcess` runs it beside the server).
         public var collection = HubCollectionSchedule()
 
@@ -77,12 +85,15 @@ public struct HubServer: Sendable {
     /// Shared answers.
     let cache = HubReadCache()
     /// Grants found in the database.
-    let grants = HubGrantCache()
+    let grants: HubGrantCache
 
     /// A server answering from `store`.
     public init(store: HubStore, configuration: Configuration = Configuration()) {
         self.store = store
         self.configuration = configuration
+        grants = HubGrantCache(
+            newLookupsMax: configuration.newTokenLookupsMax,
+            newLookupsPerSecond: configuration.newTokenLookupsPerSecond)
         notifier = HubChangeNotifier(
             client: store.client, logger: store.logger,
             pollWhileListening: configuration.unheardMergeInterval)
@@ -253,6 +264,8 @@ public struct HubServer: Sendable {
     /// no deadline to arm: a follower's frame costs no timer here), else looked up. A grant
     /// about to run out is still answered from memory while one lookup refreshes it.
     private func grant(token: String, stream name: String) async throws -> HubGrantCache.Found? {
+        // A token of another form was never issued: refused before it takes a lookup slot.
+        guard HubStore.isWellFormed(token: token) else { return nil }
         if let (found, refresh) = grants.held(token: token, stream: name) {
             if refresh { Task { _ = try? await lookUpGrant(token: token, stream: name) } }
             return found
@@ -293,6 +306,9 @@ public struct HubServer: Sendable {
             return try await body()
         } catch let error as DatabaseDeadline.Exceeded {
             throw HTTPError(.serviceUnavailable, message: "\(error); try again")
+        } catch let error as HubGrantCache.Busy {
+            throw HTTPError(
+                .serviceUnavailable, headers: [.retryAfter: "1"], message: "\(error)")
         } catch let error as HubError {
             switch error {
             case .invalidChange, .badStreamName, .badRequest:

@@ -43,8 +43,7 @@ extension HubStore {
     public func grant(for token: String, stream name: String) async throws -> (
         stream: HubStream, grant: HubGrant
     )? {
-        guard token.hasPrefix(Self.tokenPrefix), token.utf8.count <= 256,
-            (try? HubStream.checkName(name)) != nil
+        guard Self.isWellFormed(token: token), (try? HubStream.checkName(name)) != nil
         else { return nil }
         let rows = try await client.query(
             """
@@ -62,6 +61,21 @@ extension HubStore {
 
     /// Every token starts with this, so a leaked one is easy to search for.
     static let tokenPrefix = "lbh_"
+
+    /// Whether `token` has the form `newSecret` gives every token: the prefix and 43
+    /// base64url characters. Anything else is refused without asking the database.
+    static func isWellFormed(token: String) -> Bool {
+        let body = token.utf8.dropFirst(tokenPrefix.utf8.count)
+        return token.hasPrefix(tokenPrefix) && body.count == 43
+            && body.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    true
+                default: false
+                }
+            }
+    }
 
     /// 32 bytes from the system's cryptographic generator, base64url without padding.
     static func newSecret() -> String {

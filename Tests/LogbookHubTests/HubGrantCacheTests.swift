@@ -6,7 +6,8 @@ import Testing
 
 // Grants held by a hub process: requests asking at once share one lookup; refusals are not
 // held and end a held grant; a grant in use is refreshed once before it runs out, again
-// after a failed refresh; an expired grant is not served.
+// after a failed refresh; an expired grant is not served; tokens not held are looked up a
+// few at a time and so many a second, the rest refused, while held grants never wait.
 struct HubGrantCacheTests {
     static let stream = HubStream(id: 3, name: "s")
 
@@ -92,5 +93,80 @@ struct HubGrantCacheTests {
         let after = ContinuousClock.now
         #expect(cache.held(token: "lbh_x", stream: "s", at: after + .seconds(100)) == nil)
         #expect(cache.held(token: "lbh_x", stream: "s", at: after)?.refresh == false)
+    }
+
+    @Test func newTokensAreCheckedAFewAtATimeWhileHeldGrantsAreNeverRefused() async throws {
+        let cache = HubGrantCache(
+            lifetime: .seconds(100), newLookupsMax: 2, newLookupsPerSecond: 1_000_000)
+        _ = try await cache.lookUp(token: "lbh_held", stream: "s") { (Self.stream, .readWrite) }
+        // Two lookups of tokens not held run until released.
+        let released = Atomic<Bool>(false)
+        let started = Atomic<Int>(0)
+        let slow: @Sendable () async throws -> HubGrantCache.Found? = {
+            started.add(1, ordering: .relaxed)
+            while !released.load(ordering: .acquiring) {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            return nil
+        }
+        async let first = cache.lookUp(token: "lbh_a", stream: "s", by: slow)
+        async let second = cache.lookUp(token: "lbh_b", stream: "s", by: slow)
+        while started.load(ordering: .relaxed) < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        // A third new token is refused without a lookup; one already running is shared.
+        await #expect(throws: HubGrantCache.Busy.self) {
+            try await cache.lookUp(token: "lbh_c", stream: "s") {
+                Issue.record("a refused token was looked up")
+                return nil
+            }
+        }
+        async let shared = cache.lookUp(token: "lbh_a", stream: "s", by: slow)
+        // A held grant's lookup (its refresh) still runs.
+        let refreshed = try await cache.lookUp(token: "lbh_held", stream: "s") {
+            (Self.stream, .read)
+        }
+        #expect(refreshed?.grant == .read)
+        released.store(true, ordering: .releasing)
+        let answers = try await [first, second, shared]
+        #expect(answers.allSatisfy { $0 == nil })
+        #expect(started.load(ordering: .relaxed) == 2)
+        // The slots are free again.
+        let later = try await cache.lookUp(token: "lbh_c", stream: "s") { (Self.stream, .read) }
+        #expect(later?.grant == .read)
+    }
+
+    @Test func onlyTokensOfTheIssuedFormAreLookedUp() {
+        for _ in 0..<200 { #expect(HubStore.isWellFormed(token: HubStore.newSecret())) }
+        let issued = HubStore.newSecret()
+        let body = String(issued.dropFirst(4))
+        for malformed in [
+            "", "lbh_", "xxx_" + body, "lbh_" + body.dropLast(), issued + "A", issued + "=",
+            "lbh_" + body.dropLast() + "+", "lbh_" + body.dropLast() + "é", "LBH_" + body,
+        ] {
+            #expect(!HubStore.isWellFormed(token: malformed), "\(malformed)")
+        }
+    }
+
+    @Test func newLookupsAreAllowedABurstThenSoManyASecond() {
+        let start = ContinuousClock.now
+        var allowance = LookupAllowance(perSecond: 10, burst: 3, now: start)
+        #expect((0..<4).map { _ in allowance.take(at: start) } == [true, true, true, false])
+        #expect(allowance.take(at: start + .milliseconds(50)) == false)
+        #expect(allowance.take(at: start + .milliseconds(110)) == true)
+        #expect(allowance.take(at: start + .milliseconds(120)) == false)
+        // A long quiet spell refills the burst, no more.
+        let later = start + .seconds(60)
+        #expect((0..<4).map { _ in allowance.take(at: later) } == [true, true, true, false])
+        // A clock read out of order takes nothing back.
+        #expect(allowance.take(at: start) == false)
+    }
+
+    @Test func aCacheRefusesNewTokensPastItsAllowanceASecond() async throws {
+        let cache = HubGrantCache(newLookupsMax: 2, newLookupsPerSecond: 0.001)
+        for token in ["lbh_a", "lbh_b"] {
+            #expect(try await cache.lookUp(token: token, stream: "s") { nil } == nil)
+        }
+        await #expect(throws: HubGrantCache.Busy.self) {
+            try await cache.lookUp(token: "lbh_c", stream: "s") { nil }
+        }
     }
 }

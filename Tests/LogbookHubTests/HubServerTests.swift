@@ -256,8 +256,10 @@ import Testing
             let server = try await HubServer(store: store, configuration: configuration).start()
             defer { server.stop() }
             let started = ContinuousClock.now
+            // A token of the issued form, so the hub asks the database about it.
             let reply = try await HubServerTests.send(
-                server, "/streams/kitchen/changes?since=0", token: "lbh_whatever")
+                server, "/streams/kitchen/changes?since=0",
+                token: "lbh_" + String(repeating: "A", count: 43))
             #expect(reply.status == 503, "\(reply.body)")
             #expect(reply.body.contains("did not answer within"), "\(reply.body)")
             #expect(ContinuousClock.now - started < .seconds(900))
@@ -287,6 +289,31 @@ import Testing
                 try await store.merge(changes, into: HubStream(id: 1, name: "kitchen"))
             }
             #expect(ContinuousClock.now - started < .seconds(900))
+        }
+    }
+
+    @Test func aTokenPastTheLookupBoundIsAnswered503AtOnce() async throws {
+        try await withUnreachableClient(connectTimeout: .seconds(1800)) { client in
+            var configuration = HubServer.Configuration()
+            configuration.databaseWaitMax = .seconds(3)
+            configuration.newTokenLookupsMax = 1
+            let store = HubStore(client: client, logger: HubTestDatabase.logger)
+            let server = try await HubServer(store: store, configuration: configuration).start()
+            defer { server.stop() }
+            // Two new tokens at once: one takes the only lookup (and waits for the database
+            // that does not answer), the other is refused without one.
+            async let first = HubServerTests.send(
+                server, "/streams/kitchen/changes?since=0",
+                token: "lbh_" + String(repeating: "A", count: 43))
+            async let second = HubServerTests.send(
+                server, "/streams/kitchen/changes?since=0",
+                token: "lbh_" + String(repeating: "B", count: 43))
+            let replies = try await [first, second]
+            #expect(replies.map(\.status) == [503, 503], "\(replies.map(\.body))")
+            let busy = replies.filter { $0.body.contains("tokens not seen lately") }
+            #expect(busy.count == 1, "\(replies.map(\.body))")
+            #expect(busy.first?.headers.first(name: "Retry-After") == "1")
+            #expect(replies.contains { $0.body.contains("did not answer within") })
         }
     }
 }
