@@ -23,7 +23,10 @@ final class PosixDirectoryLease: DirectoryLease, @unchecked Sendable {
         let path = directory + "/" + directoryLockFileName
         let descriptor =
             exclusive
-            ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) : open(path, O_RDONLY | O_CLOEXEC)
+            // O_NOFOLLOW: a lock file linked elsewhere would have its target cut and
+            // overwritten with our pid.
+            ? open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else {
             if !exclusive { return nil }
             throw StorageError(

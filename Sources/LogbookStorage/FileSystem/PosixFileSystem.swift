@@ -13,16 +13,32 @@ public struct PosixFileSystem: FileSystem {
     /// Creates the POSIX file system.
     public init() {}
 
-    /// Opens with `O_CLOEXEC`; `createNew` adds `O_CREAT | O_EXCL` and mode 0644.
+    /// Opens with `O_CLOEXEC`; `createNew` adds `O_CREAT | O_EXCL` and mode 0644. Only a
+    /// regular file is opened: a directory the log does not trust may hold a symbolic link
+    /// where a segment should be, and a writer would cut or overwrite its target outside the
+    /// directory (a torn tail "repaired" in someone's file), or a FIFO that blocks the open
+    /// for ever. `O_NOFOLLOW` refuses the link and `O_NONBLOCK` the wait (it changes nothing
+    /// for a regular file); anything else is refused after `fstat`.
     public func open(_ path: String, mode: FileOpenMode) throws(StorageError) -> any StorageFile {
         let flags: Int32
         switch mode {
-        case .read: flags = O_RDONLY | O_CLOEXEC
-        case .readWrite: flags = O_RDWR | O_CLOEXEC
-        case .createNew: flags = O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC
+        case .read: flags = O_RDONLY
+        case .readWrite: flags = O_RDWR
+        case .createNew: flags = O_RDWR | O_CREAT | O_EXCL
         }
-        let descriptor = retryingOnInterrupt { Platform.openFile(path, flags) }
-        guard descriptor >= 0 else { throw .systemCall("open", path: path) }
+        let descriptor = retryingOnInterrupt {
+            Platform.openFile(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        }
+        guard descriptor >= 0 else {
+            if Platform.lastError == ELOOP { throw .notARegularFile(path, "a symbolic link") }
+            throw .systemCall("open", path: path)
+        }
+        var status = stat()
+        let kind = fstat(descriptor, &status) == 0 ? status.st_mode & S_IFMT : 0
+        guard kind == S_IFREG else {
+            _ = Platform.closeFile(descriptor)  // opened to be refused: nothing written
+            throw .notARegularFile(path, kind == S_IFDIR ? "a directory" : "not a regular file")
+        }
         return PosixFile(path: path, descriptor: descriptor)
     }
 
@@ -259,6 +275,14 @@ func describeErrno(_ number: Int32) -> String {
 }
 
 extension StorageError {
+    /// A path in the log's directory that is not a regular file (`what` it is instead).
+    static func notARegularFile(_ path: String, _ what: String) -> StorageError {
+        StorageError(
+            .unsupported,
+            "is \(what); a Logbook opens only the regular files in its directory (put the "
+                + "file itself there)", path: path)
+    }
+
     /// An `.io` error for a failed system call, capturing the current errno.
     static func systemCall(_ call: String, path: String, byteOffset: Int64? = nil) -> StorageError {
         let number = Platform.lastError
