@@ -5,7 +5,8 @@ import Testing
 // crdt-lite JSON; inspect and verify report; bad input and damage give clear errors and the
 // documented exit codes (2 bad input, 3 corruption, 4 not a Logbook).
 @Suite struct CommandLineTests {
-    private func scratch() -> String {
+    /// A path under the temporary directory that nothing uses yet.
+    static func scratch() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent(
             "logbook-cli-\(UUID().uuidString.prefix(8))"
         ).path
@@ -13,8 +14,8 @@ import Testing
 
     @Test func writeExportAndAppendRoundTrip() async throws {
         guard LogbookExecutable.built() != nil else { return }
-        let first = scratch()
-        let second = scratch()
+        let first = Self.scratch()
+        let second = Self.scratch()
         defer {
             try? FileManager.default.removeItem(atPath: first)
             try? FileManager.default.removeItem(atPath: second)
@@ -70,7 +71,7 @@ import Testing
 
     @Test func compactSealsTheActiveSegmentAndSaysSo() async throws {
         guard LogbookExecutable.built() != nil else { return }
-        let directory = scratch()
+        let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(try await LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
         for value in 1...6 {
@@ -102,7 +103,7 @@ import Testing
 
     @Test func initRecordsTheSegmentSizeThatEveryLaterCommandRollsAt() async throws {
         guard LogbookExecutable.built() != nil else { return }
-        let directory = scratch()
+        let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let created = try await LogbookExecutable.run(
             ["init", directory, "--node", "1", "--segment-size", "4K"])
@@ -122,7 +123,7 @@ import Testing
         #expect(again.standardError.contains("recorded when a directory is created"))
         for bad in ["1K", "3G", "x", "-4K", "99999999999999999999G"] {
             let refused = try await LogbookExecutable.run(
-                ["init", scratch(), "--node", "1", "--segment-size", bad])
+                ["init", Self.scratch(), "--node", "1", "--segment-size", bad])
             #expect(refused.status == 64, "\(bad)")
             #expect(refused.standardError.contains("--segment-size"), "\(bad)")
         }
@@ -130,7 +131,7 @@ import Testing
 
     @Test func peersGateGCAndGCReportsWhatItRemoved() async throws {
         guard LogbookExecutable.built() != nil else { return }
-        let directory = scratch()
+        let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(try await LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
         for lamp in ["a", "b", "c"] {
@@ -170,7 +171,7 @@ import Testing
 
     @Test func badInputAndDamageGiveClearErrorsAndExitCodes() async throws {
         guard LogbookExecutable.built() != nil else { return }
-        let directory = scratch()
+        let directory = Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let notALogbook = try await LogbookExecutable.run(["put", directory, "r", "a=1"])
         #expect(notALogbook.status == 4)
@@ -198,7 +199,7 @@ import Testing
 
     @Test func bridgesImportAndQueries() async throws {
         guard LogbookExecutable.built() != nil else { return }
-        let directory = scratch()
+        let directory = Self.scratch()
         let file = directory + ".json"
         defer {
             try? FileManager.default.removeItem(atPath: directory)
@@ -239,7 +240,7 @@ import Testing
 
     @Test func homeGraphImportGraphAndSearchQueries() async throws {
         guard LogbookExecutable.built() != nil else { return }
-        let directory = scratch()
+        let directory = Self.scratch()
         let file = directory + ".json"
         let broken = directory + "-broken.json"
         defer {

@@ -5,15 +5,9 @@ import Testing
 // column's winning version, deleted columns and records, ids never written), and
 // `export --state` prints the state as crdt-lite JSON lines that rebuild it elsewhere.
 @Suite struct StateCommandLineTests {
-    private func scratch() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent(
-            "logbook-state-\(UUID().uuidString.prefix(8))"
-        ).path
-    }
-
     @Test func getShowsTheStateAndExportStateRebuildsIt() async throws {
         guard LogbookExecutable.built() != nil else { return }
-        let (first, second) = (scratch(), scratch())
+        let (first, second) = (CommandLineTests.scratch(), CommandLineTests.scratch())
         defer {
             try? FileManager.default.removeItem(atPath: first)
             try? FileManager.default.removeItem(atPath: second)
@@ -69,7 +63,7 @@ import Testing
 
     @Test func misusedStateCommandsAreUsageErrors() async throws {
         guard LogbookExecutable.built() != nil else { return }
-        let directory = scratch()
+        let directory = CommandLineTests.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(try await LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
         let both = try await LogbookExecutable.run(["export", directory, "--state", "--since", "1"])

@@ -104,9 +104,7 @@ import Testing
         defer { task.cancel() }
         let follower = try TestNode(node: 2)
         defer { follower.stop() }
-        var puller = PeerPuller(
-            logbook: follower.logbook, peer: "http://127.0.0.1:\(port)", token: "t",
-            ledger: follower.ledger)
+        var puller = follower.puller(fromPort: port)
         puller.transport.transferTimeout = .seconds(1)
         puller.options.bootstrapsFromState = false  // the peer serves /log only
         let started = ContinuousClock.now
@@ -187,9 +185,7 @@ import Testing
         defer { task.cancel() }
         let follower = try TestNode(node: 2)
         defer { follower.stop() }
-        let puller = PeerPuller(
-            logbook: follower.logbook, peer: "http://127.0.0.1:\(port)", token: "t",
-            ledger: follower.ledger)
+        let puller = follower.puller(fromPort: port)
         do {
             _ = try await puller.catchUp()
             Issue.record("an endless snapshot was accepted")

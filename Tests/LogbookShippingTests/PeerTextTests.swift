@@ -21,9 +21,7 @@ import Testing
         defer { task.cancel() }
         let follower = try TestNode(node: 2)
         defer { follower.stop() }
-        var puller = PeerPuller(
-            logbook: follower.logbook, peer: "http://127.0.0.1:\(port)", token: "t",
-            ledger: follower.ledger)
+        var puller = follower.puller(fromPort: port)
         puller.options.bootstrapsFromState = false  // the peer serves /log only
         do {
             _ = try await puller.catchUp()

@@ -77,6 +77,11 @@ final class TestNode: @unchecked Sendable {
         PeerPuller(logbook: logbook, peer: other.url, token: other.token, ledger: ledger)
     }
 
+    /// A puller of a stand-in peer listening on `port` (`serve(router)`), token "t".
+    func puller(fromPort port: Int) -> PeerPuller {
+        PeerPuller(logbook: logbook, peer: "http://127.0.0.1:\(port)", token: "t", ledger: ledger)
+    }
+
     /// Stops the server and waits until its port is free (for a restart on the same port).
     func stopServing() async {
         await server?.stopAndWait()
