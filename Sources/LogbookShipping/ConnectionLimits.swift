@@ -16,6 +16,10 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// keeps an idle pooled connection (60 s), so a puller does not race the close. Held
     /// between a millisecond and a year.
     public var idleTimeout = Duration.seconds(75)
+    /// A connection that has sent nothing this long after it opened is closed: a client
+    /// sends its request at once, so only a connection held for its own sake waits. Default
+    /// 10 s; held between a millisecond and a year.
+    public var firstRequestTimeout = Duration.seconds(10)
 
     /// The defaults.
     public init() {}
@@ -31,9 +35,10 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// An HTTP/1.1 server that applies these limits (each call counts its own connections).
     package func http1() -> HTTPServerBuilder {
         let open = OpenConnections(limit: connectionsAllowed)
+        let firstRequest = TimeAmount.nanoseconds(clampedNanoseconds(firstRequestTimeout))
         return .http1(
             configuration: .init(
-                additionalChannelHandlers: [ConnectionAdmission(open)],
+                additionalChannelHandlers: [ConnectionAdmission(open, firstRequest: firstRequest)],
                 idleTimeout: .nanoseconds(clampedNanoseconds(idleTimeout))))
     }
 }
@@ -78,24 +83,41 @@ final class OpenConnections: @unchecked Sendable {
 }
 
 /// Counts its connection in while the connection lives and closes it at once when it is
-/// one past the limit. It passes every request part on untouched (NIO wants a handler to
-/// be inbound or outbound; what it reads does not matter here).
+/// one past the limit, or later when nothing arrives within `firstRequest`. It passes every
+/// request part on untouched.
 final class ConnectionAdmission: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = Any
 
     private let open: OpenConnections
+    private let firstRequest: TimeAmount
     private var counted = false
+    private var silence: Scheduled<Void>?
 
-    init(_ open: OpenConnections) {
+    init(_ open: OpenConnections, firstRequest: TimeAmount) {
         self.open = open
+        self.firstRequest = firstRequest
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         counted = true
-        if !open.add() { context.close(promise: nil) }
+        guard open.add() else {
+            context.close(promise: nil)
+            return
+        }
+        silence = context.eventLoop.assumeIsolated().scheduleTask(in: firstRequest) {
+            context.close(promise: nil)
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        silence?.cancel()
+        silence = nil
+        context.fireChannelRead(data)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        silence?.cancel()
+        silence = nil
         guard counted else { return }
         counted = false
         open.remove()

@@ -6,8 +6,9 @@ import NIOPosix
 import Testing
 
 // Connections opened before any token is checked cannot take the node's file descriptors:
-// one past the limit is closed at once, an idle one after the idle timeout, a request being
-// answered never; the node serves again as soon as the flood lets go.
+// one past the limit is closed at once, one that sends nothing after the first-request
+// timeout, an idle one after the idle timeout, a request being answered never; the node
+// serves again as soon as the flood lets go.
 @Suite struct ConnectionLimitTests {
     /// A TCP connection that sends nothing; `closedByServer` tells whether the server hung
     /// up within `seconds`.
@@ -72,5 +73,22 @@ import Testing
         let answer = try await poll
         #expect(answer.status == 200)
         #expect(ContinuousClock.now - started >= .milliseconds(1200))
+    }
+
+    @Test func aConnectionThatSendsNothingIsClosedOneThatAskedIsNot() async throws {
+        var limits = ConnectionLimits()
+        limits.firstRequestTimeout = .milliseconds(300)
+        let node = try TestNode(node: 1)
+        defer { node.stop() }
+        try await node.start(connections: limits)
+        let silent = try await SilentConnection.open(port: node.port)
+        let asking = try await SilentConnection.open(port: node.port)
+        let request =
+            "GET /status HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(node.token)\r\n\r\n"
+        try await asking.channel.writeAndFlush(ByteBuffer(string: request))
+        #expect(await silent.closedByServer(within: 10), "a silent connection was kept")
+        // Answered, then idle for less than the 75 s idle timeout: still open.
+        #expect(!(await asking.closedByServer(within: 1)))
+        await asking.close()
     }
 }
