@@ -35,19 +35,17 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// An HTTP/1.1 server that applies these limits (each call counts its own connections).
     package func http1() -> HTTPServerBuilder {
         let open = OpenConnections(limit: connectionsAllowed)
-        let firstRequest = TimeAmount.nanoseconds(clampedNanoseconds(firstRequestTimeout))
+        let firstRequest = clamped(firstRequestTimeout)
         return .http1(
             configuration: .init(
                 additionalChannelHandlers: [ConnectionAdmission(open, firstRequest: firstRequest)],
-                idleTimeout: .nanoseconds(clampedNanoseconds(idleTimeout))))
+                idleTimeout: clamped(idleTimeout)))
     }
 }
 
-/// `duration` in nanoseconds, held between a millisecond and a year so it cannot overflow.
-private func clampedNanoseconds(_ duration: Duration) -> Int64 {
-    let (seconds, attoseconds) = min(max(duration, .milliseconds(1)), .seconds(31_536_000))
-        .components
-    return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+/// `duration` held between a millisecond and a year, as NIO's time amount.
+private func clamped(_ duration: Duration) -> TimeAmount {
+    TimeAmount(min(max(duration, .milliseconds(1)), .seconds(31_536_000)))
 }
 
 #if canImport(Glibc)  // Foundation brings getrlimit
