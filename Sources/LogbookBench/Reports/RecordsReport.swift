@@ -8,11 +8,20 @@ package struct RecordsReport: CommandReport {
     package var directory: String
     package var records: [RecordState]
 
+    /// What the replica holds of a record.
+    package enum Presence: String, Encodable, Equatable {
+        /// Columns held (maybe all deleted).
+        case live
+        /// A tombstone.
+        case deleted
+        /// Never written here, or its tombstone collected.
+        case absent
+    }
+
     /// One record as the replica holds it now.
     package struct RecordState: Encodable, Equatable {
         package var id: String
-        /// `live`, `deleted` (a tombstone) or `absent` (never written here, or collected).
-        package var state: String
+        package var state: Presence
         /// Live records only, by column name; a deleted column has no `value`.
         package var columns: [ColumnState]?
     }
@@ -30,7 +39,7 @@ package struct RecordsReport: CommandReport {
         self.directory = directory
         records = recordIds.map { id in
             guard let record = logbook.getRecord(id) else {
-                return RecordState(id: id, state: logbook.isTombstoned(id) ? "deleted" : "absent")
+                return RecordState(id: id, state: logbook.isTombstoned(id) ? .deleted : .absent)
             }
             var columns: [ColumnState] = []
             record.forEachColumn { name, version, value in
@@ -40,15 +49,15 @@ package struct RecordsReport: CommandReport {
                         dbVersion: version.dbVersion, nodeId: version.nodeId))
             }
             columns.sort { $0.name < $1.name }
-            return RecordState(id: id, state: "live", columns: columns)
+            return RecordState(id: id, state: .live, columns: columns)
         }
     }
 
     package var text: String {
         var lines: [String] = []
         for record in records {
-            guard record.state == "live" else {
-                lines.append("\(terminalSafe(record.id))  (\(record.state))")
+            guard record.state == .live else {
+                lines.append("\(terminalSafe(record.id))  (\(record.state.rawValue))")
                 continue
             }
             let columns = record.columns ?? []
