@@ -50,4 +50,14 @@ import Testing
         #expect(!report.text.contains("not held by this log"))
         #expect(!report.text.contains("restarted"))
     }
+
+    @Test func aRestartReasonFromTheLedgerPrintsEscaped() {
+        var pushed = PushReport()
+        pushed.restartReason = "peers.json said \u{1B}[2J\nforged"
+        let report = SyncReport(
+            directory: "d", hub: "http://hub", stream: "s", pushed: pushed,
+            pulled: ReplicationReport(), collection: nil, digest: "0")
+        #expect(report.text.contains(#"said \u{1B}[2J\u{A}forged"#), "\(report.text)")
+        #expect(!report.text.unicodeScalars.contains("\u{1B}"))
+    }
 }

@@ -107,11 +107,12 @@ package struct SyncReport: CommandReport {
         }
         if let reason = pushed?.restartReason {
             lines.append(
-                "push restarted; the state was pushed instead: " + reason)
+                "push restarted; the state was pushed instead: " + terminalSafe(reason))
         }
         if let reason = pulled.restartReason {
             lines.append(
-                "pull cursor's merges not held by this log; pulled from the start: " + reason)
+                "pull cursor's merges not held by this log; pulled from the start: "
+                    + terminalSafe(reason))
         }
         if let collection {
             lines.append(
