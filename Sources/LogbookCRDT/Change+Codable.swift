@@ -101,9 +101,7 @@ extension Change {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: container.codingPath + [key],
-                    debugDescription:
-                        #"a bare null value is ambiguous: crdt-lite reads it as no value (a field deletion). Leave "value" out for no value, or write {"$null": true} for a JSON null"#
-                ))
+                    debugDescription: ChangeJSONError.bareNullInSwiftForm))
         }
         return try container.decode(V.self, forKey: key)  // `Value` reads {"$null": true}
     }

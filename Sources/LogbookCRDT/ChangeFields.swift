@@ -11,6 +11,8 @@ struct ChangeFields {
     var nodeId: UInt64?
     var localDbVersion: UInt64?
     var flags: UInt64?
+    /// `"value": null` was read: no value in the Rust form, refused in the Swift form.
+    var hasBareNullValue = false
 
     /// Notes a key; false for a second one of a field or a key of the other form.
     mutating func take(_ field: ChangeField, in keyForm: ChangeJSONFormat) -> Bool {

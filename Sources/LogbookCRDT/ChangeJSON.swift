@@ -8,7 +8,7 @@ public enum ChangeJSON {
     /// Encodes one change as a single-line JSON object.
     @inlinable
     public static func encode<K, C, V>(
-        _ change: Change<K, C, V>, format: ChangeJSONFormat = .swift
+        _ change: Change<K, C, V>, format: ChangeJSONFormat = .standard
     ) throws(ChangeJSONError) -> Data {
         if let plain = sameType(change, as: Change<String, String, Value>.self),
             let written = plainJSON(plain, format: format)
@@ -23,18 +23,33 @@ public enum ChangeJSON {
     public static func decode<K, C, V>(
         _ data: Data, as type: Change<K, C, V>.Type = Change<K, C, V>.self
     ) throws(ChangeJSONError) -> Change<K, C, V> {
-        if Change<K, C, V>.self == Change<String, String, Value>.self,
-            let change = plainChange(data).flatMap({ sameType($0, as: Change<K, C, V>.self) })
-        {
-            return change
+        if Change<K, C, V>.self == Change<String, String, Value>.self {
+            let plain = try plainChange(data, line: nil)
+            if let change = sameType(plain, as: Change<K, C, V>.self) { return change }
         }
         return try decodeWithFoundation(data, line: nil)
+    }
+
+    /// Encodes changes as one JSON array (the body of a crdt-lite `POST /changes`), written
+    /// as `encode` writes each: every number keeps its kind, which `JSONEncoder` cannot do
+    /// for a whole double (it writes 22.0 as `22`).
+    @inlinable
+    public static func encodeArray<K, C, V>(
+        _ changes: some Sequence<Change<K, C, V>>, format: ChangeJSONFormat = .standard
+    ) throws(ChangeJSONError) -> Data {
+        var output = Data([UInt8(ascii: "[")])
+        for change in changes {
+            if output.count > 1 { output.append(UInt8(ascii: ",")) }
+            output.append(try encode(change, format: format))
+        }
+        output.append(UInt8(ascii: "]"))
+        return output
     }
 
     /// Encodes changes as JSON lines: one object per line, each line ending in `\n`.
     @inlinable
     public static func encodeLines<K, C, V>(
-        _ changes: some Sequence<Change<K, C, V>>, format: ChangeJSONFormat = .swift
+        _ changes: some Sequence<Change<K, C, V>>, format: ChangeJSONFormat = .standard
     ) throws(ChangeJSONError) -> Data {
         var output = Data()
         for change in changes {
@@ -65,12 +80,9 @@ public enum ChangeJSON {
     public static func decodeArray<K, C, V>(
         _ data: Data, as type: Change<K, C, V>.Type = Change<K, C, V>.self
     ) throws(ChangeJSONError) -> [Change<K, C, V>] {
-        if Change<K, C, V>.self == Change<String, String, Value>.self,
-            let changes = plainChanges(data).flatMap({
-                sameType($0, as: [Change<K, C, V>].self)
-            })
-        {
-            return changes
+        if Change<K, C, V>.self == Change<String, String, Value>.self {
+            let plain = try plainChanges(data)
+            if let changes = sameType(plain, as: [Change<K, C, V>].self) { return changes }
         }
         return try decodeArrayWithFoundation(data)
     }
@@ -80,7 +92,7 @@ public enum ChangeJSON {
     // cast per change. What they call stays out of line.
 
     /// A plain change written straight to bytes (`ChangeJSONFastWriter`), or nil when it
-    /// holds a double, which `JSONEncoder` spells.
+    /// holds a non-finite double, which `JSONEncoder` then refuses with its message.
     @usableFromInline
     static func plainJSON(_ change: Change<String, String, Value>, format: ChangeJSONFormat)
         -> Data?
@@ -105,18 +117,49 @@ public enum ChangeJSON {
         }
     }
 
-    /// One plain change read in place (`ChangeJSONFastReader`), or nil for `JSONDecoder`.
+    /// One plain change read in place (`ChangeJSONFastReader`, the one reader of plain
+    /// changes: it keeps every number's kind); the error says why it was not.
     @usableFromInline
-    static func plainChange(_ data: some DataProtocol & ContiguousBytes) -> Change<
-        String, String, Value
-    >? {
-        ChangeJSONFastReader.change(data)
+    static func plainChange(_ data: some DataProtocol & ContiguousBytes, line: Int?)
+        throws(ChangeJSONError) -> Change<String, String, Value>
+    {
+        switch ChangeJSONFastReader.change(data) {
+        case .success(let change): return change
+        case .failure(let refusal):
+            throw error(refusal, line: line) {
+                _ = try JSONDecoder().decode(Change<String, String, Value>.self, from: Data(data))
+            }
+        }
     }
 
-    /// An array of plain changes read in place, or nil for `JSONDecoder`.
+    /// An array of plain changes read in place; the error says why it was not.
     @usableFromInline
-    static func plainChanges(_ data: Data) -> [Change<String, String, Value>]? {
-        ChangeJSONFastReader.changes(data)
+    static func plainChanges(_ data: Data) throws(ChangeJSONError) -> [Change<
+        String, String, Value
+    >] {
+        switch ChangeJSONFastReader.changes(data) {
+        case .success(let changes): return changes
+        case .failure(let refusal):
+            throw error(refusal, line: nil) {
+                _ = try JSONDecoder().decode([Change<String, String, Value>].self, from: data)
+            }
+        }
+    }
+
+    /// The error for input the plain reader did not read: its own reason when it refused
+    /// valid JSON, else `JSONDecoder`'s account of what is malformed (`decode` runs it).
+    private static func error(
+        _ refusal: ChangeJSONFastReader.Refusal, line: Int?, decode: () throws -> Void
+    ) -> ChangeJSONError {
+        if let reason = refusal.reason {
+            return ChangeJSONError(code: .refused, line: line, message: reason)
+        }
+        do { try decode() } catch { return ChangeJSONError(decoding: error, line: line) }
+        // `JSONDecoder` read what the plain reader did not: not read, since it would have
+        // been read inexactly.
+        return ChangeJSONError(
+            code: .refused, line: line,
+            message: "valid JSON, but not a change Logbook reads exactly")
     }
 
     @usableFromInline
@@ -174,6 +217,11 @@ public struct ChangeJSONLinesReader<
                 return change
             }
             if cursor.isBlank(line.range) { continue }
+            if readingPlain {
+                let plain = try ChangeJSON.plainChange(
+                    cursor.data[line.range], line: cursor.lineNumber)
+                if let change = sameType(plain, as: Change<K, C, V>.self) { return change }
+            }
             return try ChangeJSON.decodeWithFoundation(
                 cursor.data[line.range], line: cursor.lineNumber)
         }

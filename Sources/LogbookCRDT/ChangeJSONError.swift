@@ -14,6 +14,10 @@ public struct ChangeJSONError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let wrongType = Code(name: "wrongType")
         /// The change cannot be written as JSON (e.g. a non-finite double).
         public static let unencodable = Code(name: "unencodable")
+        /// Valid JSON that is refused rather than read inexactly: a field given twice, keys
+        /// of both forms, nesting deeper than `Value.nestingDepthMax`, a number beyond a
+        /// double's range, a bare null value in the Swift form.
+        public static let refused = Code(name: "refused")
         /// The code's name.
         public var description: String { name }
     }
@@ -26,6 +30,11 @@ public struct ChangeJSONError: Error, Hashable, Sendable, CustomStringConvertibl
     public var field: String?
     /// What was expected, in words.
     public var message: String
+
+    /// Why a bare `"value": null` in the Swift form is refused.
+    static let bareNullInSwiftForm =
+        #"a bare null value is ambiguous: crdt-lite reads it as no value (a field deletion). "#
+        + #"Leave "value" out for no value, or write {"$null": true} for a JSON null"#
 
     /// Creates an error from its parts.
     public init(code: Code, line: Int? = nil, field: String? = nil, message: String) {

@@ -182,24 +182,33 @@ extension ChangeJSONFastReader {
 
     // MARK: Numbers
 
-    /// An integer that fits Int64, or a number with a fraction or an exponent that is not a
-    /// whole number (`JSONDecoder` may read a whole one as an integer: left to it).
+    /// A JSON number as its kind, read the way serde_json (crdt-lite's Rust side) reads it,
+    /// so each kind a client sends comes back as that kind:
+    /// - written with a fraction or an exponent (`1.0`, `1e2`, `-0.0`): a double, even when
+    ///   it is a whole number;
+    /// - an integer that fits Int64: `.int`; from 2^63 to 2^64 − 1: `.unsigned`;
+    /// - `-0`, and an integer beyond those ranges: a double, the nearest one.
+    /// Nil for text that is not a JSON number, and for a number beyond a double's range
+    /// (`1e400`), which no client can have sent and which would otherwise become infinity.
     mutating func number() -> Value? {
         let start = position
         guard let (isInteger, end) = numberEnd() else { return nil }
         position = end
         if isInteger {
             let negative = bytes[start] == UInt8(ascii: "-")
-            guard let magnitude = Self.digitsValue(slice((negative ? start + 1 : start)..<end))
-            else { return nil }
-            if !negative { return Int64(exactly: magnitude).map(Value.int) }
-            // Int64.min's magnitude is one past Int64.max.
-            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
-            return .int(Int64(truncatingIfNeeded: 0 &- magnitude))
+            if let magnitude = Self.digitsValue(slice((negative ? start + 1 : start)..<end)) {
+                if !negative { return Value(integer: magnitude) }
+                // Int64.min's magnitude is one past Int64.max; `-0` is serde_json's -0.0.
+                if magnitude != 0, magnitude <= UInt64(Int64.max) + 1 {
+                    return .int(Int64(truncatingIfNeeded: 0 &- magnitude))
+                }
+            }
         }
-        guard let double = Double(String(decoding: slice(start..<end), as: UTF8.self)),
-            double.isFinite, double.rounded(.towardZero) != double
-        else { return nil }
+        let text = String(decoding: slice(start..<end), as: UTF8.self)
+        guard let double = Double(text), double.isFinite else {
+            refusal = "the number \(text.prefix(40)) is beyond a 64-bit float's range"
+            return nil
+        }
         return .double(double)
     }
 

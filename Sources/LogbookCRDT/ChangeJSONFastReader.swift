@@ -1,51 +1,78 @@
 import Foundation
 
 /// Reads plain crdt-lite JSON changes (`Change<String, String, Value>`, either form) straight
-/// from the bytes, for `logbook append`, `POST /changes` and `ChangeJSONLinesReader`.
+/// from the bytes, for `logbook append`, `POST /changes`, `ChangeJSONLinesReader` and
+/// `Value.parsing(jsonOrText:)`: the one reader of plain changes and values.
 ///
-/// It reads only what it can read exactly as `JSONDecoder` and `Change+Codable` would, and
-/// answers nil for everything else — malformed JSON, a missing or unknown key, a key given
-/// twice or spelled with escapes, the two forms mixed, a number it would have to round, a
-/// string with a lone surrogate, nesting deeper than `depthMax` — so the caller then decodes
-/// with `JSONDecoder`, which gives the same change or today's error (line, field,
-/// expectation). Foundation's decoder builds a tree of the whole document and a keyed
-/// container per change; this reads each value once, in place: keys are matched as bytes,
-/// integers are accumulated from their digits, and a string becomes a `String` only when it
-/// is a value.
+/// It keeps every value exactly: numbers are read from their text by serde_json's rules
+/// (`number()`), so `1.0` stays a double and 2^64 − 1 an integer, which `JSONDecoder`
+/// cannot do. Keys it does not know are skipped, as serde and `Codable` skip them. It
+/// answers nil for everything it refuses, setting `refusal` when the input is valid JSON
+/// it will not read (a field given twice, keys of both forms, nesting deeper than
+/// `Value.nestingDepthMax`, a number beyond a double's range); for malformed input the
+/// caller asks `JSONDecoder` for its message (line, field, expectation). Foundation's
+/// decoder builds a tree of the whole document and a keyed container per change; this
+/// reads each value once, in place: keys are matched as bytes, integers are accumulated
+/// from their digits, and a string becomes a `String` only when it is a value.
 struct ChangeJSONFastReader {
     typealias PlainChange = Change<String, String, Value>
 
-    /// Deeper nesting in a value goes to `JSONDecoder` (which has its own limit).
-    static let depthMax = 64
-
     let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
+    /// Why valid JSON was refused, for the caller's error; nil when the input was malformed
+    /// or read.
+    var refusal: String?
 
     private init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes.assumingMemoryBound(to: UInt8.self)
     }
 
-    /// One change that is the whole of `bytes`, or nil.
-    static func change(_ bytes: UnsafeRawBufferPointer) -> PlainChange? {
+    /// One change that is the whole of `bytes`, or why valid JSON was refused (nil for
+    /// malformed input).
+    static func change(_ bytes: UnsafeRawBufferPointer) -> Result<PlainChange, Refusal> {
         var reader = ChangeJSONFastReader(bytes)
-        guard let change = reader.change() else { return nil }
-        reader.skipWhitespace()
-        return reader.position == bytes.count ? change : nil
+        return reader.whole { $0.change() }
     }
 
-    /// One change that is the whole document, or nil.
-    static func change(_ data: some DataProtocol & ContiguousBytes) -> PlainChange? {
+    /// One change that is the whole document, or why it was refused.
+    static func change(_ data: some DataProtocol & ContiguousBytes) -> Result<PlainChange, Refusal>
+    {
         data.withUnsafeBytes { change($0) }
     }
 
-    /// A document that is one array of changes, or nil.
-    static func changes(_ data: some DataProtocol & ContiguousBytes) -> [PlainChange]? {
+    /// A document that is one array of changes, or why it was refused.
+    static func changes(_ data: some DataProtocol & ContiguousBytes)
+        -> Result<[PlainChange], Refusal>
+    {
         data.withUnsafeBytes { bytes in
             var reader = ChangeJSONFastReader(bytes)
-            guard let changes = reader.array(of: { $0.change() }) else { return nil }
-            reader.skipWhitespace()
-            return reader.position == bytes.count ? changes : nil
+            return reader.whole { $0.array(of: { $0.change() }) }
         }
+    }
+
+    /// A document that is one JSON value (surrounding whitespace allowed), or why not.
+    static func value(document data: some DataProtocol & ContiguousBytes)
+        -> Result<Value, Refusal>
+    {
+        data.withUnsafeBytes { bytes in
+            var reader = ChangeJSONFastReader(bytes)
+            return reader.whole { $0.value(depth: 0) }
+        }
+    }
+
+    /// Why a document was not read: `reason` when it is valid JSON refused on purpose, nil
+    /// when it is malformed (the caller asks `JSONDecoder` for the details).
+    struct Refusal: Error {
+        let reason: String?
+    }
+
+    /// What `read` makes of the whole input, with nothing but whitespace after it.
+    private mutating func whole<T>(_ read: (inout ChangeJSONFastReader) -> T?) -> Result<T, Refusal>
+    {
+        guard let result = read(&self) else { return .failure(Refusal(reason: refusal)) }
+        skipWhitespace()
+        guard position == bytes.count else { return .failure(Refusal(reason: nil)) }
+        return .success(result)
     }
 
     // MARK: A change
@@ -53,14 +80,35 @@ struct ChangeJSONFastReader {
     private mutating func change() -> PlainChange? {
         var fields = ChangeFields()
         let complete = object { reader, key in
-            guard !key.hasEscapes,
-                let (field, form) = ChangeField.named(reader.slice(key.bytes)),
-                fields.take(field, in: form)
-            else { return false }
-            return reader.read(field, into: &fields)
+            guard let named = reader.field(named: key) else {
+                // A key that names no field: skipped, as serde and `Codable` skip it, once
+                // it is known to be text (valid UTF-8, good escapes).
+                return reader.string(key) != nil && reader.value(depth: 0) != nil
+            }
+            guard fields.take(named.field, in: named.form) else {
+                reader.refusal =
+                    fields.form == named.form || named.field.isSpelledAlike
+                    ? "the field \(named.field.key(in: named.form).stringValue) is given twice"
+                    : "the change mixes the Swift form's keys (recordId) with the Rust "
+                        + "form's (record_id)"
+                return false
+            }
+            return reader.read(named.field, into: &fields)
         }
         guard complete else { return nil }
+        if fields.hasBareNullValue && fields.form == .swift {
+            refusal = ChangeJSONError.bareNullInSwiftForm
+            return nil
+        }
         return fields.takeChange()
+    }
+
+    /// The change field a key names, in its form; a key spelled with escapes is matched by
+    /// its text.
+    private func field(named key: StringSpan) -> (field: ChangeField, form: ChangeJSONFormat)? {
+        guard key.hasEscapes else { return ChangeField.named(slice(key.bytes)) }
+        guard var text = string(key) else { return nil }
+        return text.withUTF8 { ChangeField.named($0) }
     }
 
     private mutating func read(_ field: ChangeField, into fields: inout ChangeFields) -> Bool {
@@ -73,9 +121,12 @@ struct ChangeJSONFastReader {
             fields.colName = string()
             return fields.colName != nil
         case .value:
-            // A bare null: no value in the Rust form; refused in the Swift form (by
-            // JSONDecoder, with its message).
-            if literal("null") { return fields.form == .rust }
+            // A bare null: no value in the Rust form, refused as ambiguous in the Swift form;
+            // which form, the keys after it may tell (`takeChange`).
+            if literal("null") {
+                fields.hasBareNullValue = true
+                return true
+            }
             fields.value = value(depth: 0)
             return fields.value != nil
         case .colVersion, .dbVersion, .nodeId, .localDbVersion, .flags:
@@ -88,7 +139,12 @@ struct ChangeJSONFastReader {
     // MARK: Values
 
     private mutating func value(depth: Int) -> Value? {
-        guard depth < Self.depthMax else { return nil }
+        guard depth <= Value.nestingDepthMax else {
+            refusal =
+                "a value nests deeper than \(Value.nestingDepthMax) levels "
+                + "(Value.nestingDepthMax, ChangeLimits.valueDepthMax)"
+            return nil
+        }
         skipWhitespace()
         guard position < bytes.count else { return nil }
         // `Value` is ExpressibleByNilLiteral (as `.null`): every "no value" here is spelled
@@ -103,9 +159,12 @@ struct ChangeJSONFastReader {
         case UInt8(ascii: "{"):
             var members: [String: Value] = [:]
             let complete = object { reader, key in
-                guard let name = reader.string(key), members[name] == nil,
-                    let member = reader.value(depth: depth + 1)
-                else { return false }
+                guard let name = reader.string(key) else { return false }
+                guard members[name] == nil else {
+                    reader.refusal = "an object in a value gives a key twice"
+                    return false
+                }
+                guard let member = reader.value(depth: depth + 1) else { return false }
                 members[name] = member
                 return true
             }

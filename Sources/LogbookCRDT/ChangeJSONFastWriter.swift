@@ -1,23 +1,24 @@
 import Foundation
 
-/// Writes plain crdt-lite JSON changes (`Change<String, String, Value>`, either form) byte for
-/// byte as `ChangeJSON.encode` writes them through `JSONEncoder` (sorted keys, slashes
-/// unescaped), for `GET /changes`, `GET /snapshot` and JSON lines.
+/// Writes plain crdt-lite JSON changes (`Change<String, String, Value>`, either form) for
+/// `GET /changes`, `GET /snapshot`, JSON lines and every other JSON exit: keys sorted by
+/// their bytes, slashes unescaped, strings escaped as `JSONEncoder` escapes them.
 ///
-/// `JSONEncoder` builds a tree per change and a new encoder each call (about 13 MB/s here);
-/// this appends straight to one buffer. It writes everything but doubles, whose shortest
-/// spelling is `JSONEncoder`'s to decide: a change holding one answers false, and the caller
-/// encodes that change with `JSONEncoder`. `ChangeJSONFastWriterTests` compares the bytes with
-/// `JSONEncoder`'s on seeded random changes in both forms.
+/// Numbers keep their kind (docs/shipping.md#value-fidelity): an integer as its digits, a
+/// double as Swift's shortest text that reads back to the same bits, which always has a
+/// fraction or an exponent (`22.0`, `1e+20`, `-0.0`, `5e-324`), so serde_json and this
+/// project's reader both read it back as a float. `JSONEncoder` would write 22.0 as `22`,
+/// an integer to every reader. `ChangeJSONFastWriterTests` compares the bytes with
+/// `JSONEncoder`'s on seeded random changes without doubles, in both forms.
 struct ChangeJSONFastWriter {
     typealias PlainChange = Change<String, String, Value>
 
     /// Appends `change` in `format` to `output`; false (and `output` as it was) when the change
-    /// holds a double.
+    /// holds a NaN or an infinity, which JSON cannot carry.
     static func append(_ change: PlainChange, format: ChangeJSONFormat, to output: inout [UInt8])
         -> Bool
     {
-        if let value = change.value, value.holdsDouble { return false }
+        if let value = change.value, value.holdsNonFiniteDouble { return false }
         // Keys in the order `.sortedKeys` gives them (by their UTF-8 bytes), in both forms:
         // colName, colVersion, dbVersion, flags, localDbVersion, nodeId, recordId, value.
         let rust = format == .rust
@@ -66,7 +67,11 @@ struct ChangeJSONFastWriter {
         case .int(let int):
             if int < 0 { output.append(UInt8(ascii: "-")) }
             number(int.magnitude, to: &output)
-        case .double: break  // never reached: `append` leaves doubles to JSONEncoder
+        case .unsigned(let unsigned): number(unsigned, to: &output)
+        case .double(let double):
+            // Finite (`append` checked). `description` is the shortest round-tripping text
+            // and always holds a `.` or an `e`, so it never reads back as an integer.
+            output.append(contentsOf: double.description.utf8)
         case .string(let string): Self.string(string, to: &output)
         case .bytes(let bytes):
             literal("{\"$bytes\":\"", to: &output)
@@ -162,12 +167,12 @@ private func hexDigit(_ nibble: UInt8) -> UInt8 {
 }
 
 extension Value {
-    /// Whether a double is anywhere in it.
-    var holdsDouble: Bool {
+    /// Whether a NaN or an infinity is anywhere in it.
+    var holdsNonFiniteDouble: Bool {
         switch self {
-        case .double: true
-        case .array(let elements): elements.contains { $0.holdsDouble }
-        case .object(let members): members.values.contains { $0.holdsDouble }
+        case .double(let double): !double.isFinite
+        case .array(let elements): elements.contains { $0.holdsNonFiniteDouble }
+        case .object(let members): members.values.contains { $0.holdsNonFiniteDouble }
         default: false
         }
     }

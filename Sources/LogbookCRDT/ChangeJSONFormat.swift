@@ -4,11 +4,19 @@
 /// - `rust`: snake_case keys; nil written as an explicit `null` (crdt-lite's serde form).
 ///
 /// Both write `UInt64.max` as the integer 18446744073709551615.
+///
+/// One rule for every exit (docs/shipping.md#which-form): the Rust form unless the Swift form
+/// is asked for — `ChangeJSON`'s encoders, `GET /changes` on a node and a hub, `logbook
+/// export`. Every reader takes either form, telling them apart by the keys.
 public enum ChangeJSONFormat: String, Sendable, CaseIterable {
     /// crdt-lite's Swift form.
     case swift
     /// crdt-lite's Rust form.
     case rust
+
+    /// The form written when none is asked for: crdt-lite's serde form, the one most
+    /// clients speak.
+    public static let standard = ChangeJSONFormat.rust
 }
 
 /// The eight fields of a change and their key in each format. The raw value is the field's

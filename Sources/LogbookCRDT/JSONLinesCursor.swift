@@ -36,7 +36,7 @@ struct JSONLinesCursor {
             var end = newline ?? rest.count
             if end > 0, rest[end - 1] == UInt8(ascii: "\r") { end -= 1 }
             let text = UnsafeRawBufferPointer(rebasing: rest[0..<end])
-            let change = readingPlain ? ChangeJSONFastReader.change(text) : nil
+            let change = readingPlain ? try? ChangeJSONFastReader.change(text).get() : nil
             return (end, newline.map { $0 + 1 } ?? rest.count, change)
         }
         lineNumber += 1

@@ -1,14 +1,19 @@
 import Foundation
 
-/// Natural JSON: null, true/false, numbers, strings, arrays and objects map to themselves.
+/// Natural JSON through `Codable`: null, true/false, numbers, strings, arrays and objects map
+/// to themselves.
 ///
 /// Bytes travel as `{"$bytes": "<base64>"}`; an object whose only key is `$bytes` with a
 /// string value therefore decodes as bytes. Likewise `{"$null": true}` decodes as null
-/// (a change's null value is written so; `Change+Codable.swift`), wherever it appears. A JSON number decodes as `.int` when it is an
-/// integer that fits Int64 and as `.double` otherwise, so a double with no fractional part
-/// (written `1` by JSONEncoder) comes back as `.int`: the binary log format has no such loss.
-/// An integer value from 2^63 to 2^64 − 1 (`9223372036854775808`, also `1e19`) is refused
-/// rather than rounded to a double; larger numbers are read as doubles.
+/// (a change's null value is written so; `Change+Codable.swift`), wherever it appears.
+///
+/// Foundation's coders cannot keep every number's kind: `JSONEncoder` writes the double
+/// 22.0 as `22`, and `JSONDecoder` reads `1.0` as an integer when asked for one. So this
+/// conformance, for a `Value` inside an app's own `Codable` types, decodes a number as `.int`
+/// when it is an integer that fits Int64, as `.unsigned` from 2^63 to 2^64 − 1, and as
+/// `.double` otherwise. Logbook's own JSON (`ChangeJSON`, `Value.parsing(jsonOrText:)`, every
+/// HTTP body, `append`, `export`) does not go through it: it reads and writes the number's
+/// text itself and keeps every kind exactly (docs/shipping.md#value-fidelity).
 extension Value: Codable {
     /// The key of the tagged object that carries bytes.
     public static let bytesTag = "$bytes"
@@ -26,8 +31,7 @@ extension Value: Codable {
         } else if let int = try? container.decode(Int64.self) {
             self = .int(int)
         } else if let unsigned = try? container.decode(UInt64.self) {
-            // An integer over Int64.max would become a double and silently lose digits.
-            throw IntegerOutOfRange(value: unsigned)
+            self = .unsigned(unsigned)
         } else if let double = try? container.decode(Double.self) {
             self = .double(double)
         } else if let string = try? container.decode(String.self) {
@@ -42,16 +46,11 @@ extension Value: Codable {
         }
     }
 
-    /// Decodes a container of values, or nil when the JSON is another kind; an integer out of
-    /// range inside it is passed on, so it is reported instead of the value being misread.
+    /// Decodes a container of values, or nil when the JSON is another kind.
     private static func decodeIfPresent<T: Decodable>(
         _ type: T.Type, from container: any SingleValueDecodingContainer
     ) throws -> T? {
-        do { return try container.decode(type) } catch let error as IntegerOutOfRange {
-            throw error
-        } catch {
-            return nil
-        }
+        try? container.decode(type)
     }
 
     /// Encodes natural JSON as described on the extension; throws for non-finite doubles.
@@ -61,6 +60,7 @@ extension Value: Codable {
         case .null: try container.encodeNil()
         case .bool(let bool): try container.encode(bool)
         case .int(let int): try container.encode(int)
+        case .unsigned(let unsigned): try container.encode(unsigned)
         case .double(let double): try container.encode(double)
         case .string(let string): try container.encode(string)
         case .bytes(let bytes):
@@ -70,16 +70,17 @@ extension Value: Codable {
         }
     }
 
-    /// `text` as JSON when it parses as JSON (`40`, `true`, `"x"`, `[1,2]`), else the text
-    /// itself as a string (`name=Lamp` on a command line). An integer JSON holds but `Value`
-    /// cannot keep exactly throws rather than becoming another value.
-    public static func parsing(jsonOrText text: String) throws(IntegerOutOfRange) -> Value {
-        do {
-            return try JSONDecoder().decode(Value.self, from: Data(text.utf8))
-        } catch let error as IntegerOutOfRange {
-            throw error
-        } catch {
-            return .string(text)
+    /// `text` as JSON when it parses as JSON (`40`, `2.0`, `true`, `"x"`, `[1,2]`), else the
+    /// text itself as a string (`name=Lamp` on a command line). Numbers keep their kind as
+    /// `ChangeJSON` reads them: `2.0` is a double, `2` an integer, 2^64 − 1 an `unsigned`.
+    /// Throws `ChangeJSONError` (`.refused`) for JSON that is not read rather than read
+    /// inexactly (nesting deeper than `nestingDepthMax`, a number beyond a double's range).
+    public static func parsing(jsonOrText text: String) throws(ChangeJSONError) -> Value {
+        switch ChangeJSONFastReader.value(document: Data(text.utf8)) {
+        case .success(let value): return value
+        case .failure(let refusal):
+            guard let reason = refusal.reason else { return .string(text) }
+            throw ChangeJSONError(code: .refused, message: reason)
         }
     }
 
@@ -93,21 +94,5 @@ extension Value: Codable {
             return .bytes([UInt8](data))
         }
         return .object(object)
-    }
-}
-
-/// A JSON integer from 2^63 to 2^64 − 1: `Value` keeps integers as Int64 and refuses to round
-/// one to a double.
-public struct IntegerOutOfRange: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The integer as written.
-    public var value: UInt64
-
-    /// Creates the error for `value`.
-    public init(value: UInt64) { self.value = value }
-
-    /// The failure in words.
-    public var description: String {
-        "the integer \(value) does not fit a signed 64-bit integer (Logbook keeps integers "
-            + "exactly); store it as a string"
     }
 }

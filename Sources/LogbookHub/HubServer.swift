@@ -217,7 +217,8 @@ public struct HubServer: Sendable {
         let stream = try await authorize(request, stream: name, write: true)
         let changes = try ChangeJSONMessages.changes(
             in: try await ChangeJSONMessages.body(
-                of: request, bytesMax: configuration.requestBytesMax))
+                of: request, bytesMax: configuration.requestBytesMax),
+            of: request)
         let report = try await mapped { try await store.merge(changes, into: stream) }
         return Self.receipt(report)
     }

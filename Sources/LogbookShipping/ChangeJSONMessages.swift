@@ -20,9 +20,14 @@ package enum ChangeJSONMessages {
         }
     }
 
-    /// The changes in a request body; 400 naming what is wrong when it is not crdt-lite JSON
-    /// changes, or holds none.
-    package static func changes(in data: Data) throws -> [Change<String, String, Value>] {
+    /// The changes in a request's body; 400 naming what is wrong when it is not crdt-lite
+    /// JSON changes, or holds none, or the request's `format` is neither form. Each change
+    /// is read in the form its keys are in, whatever `format` says: on a `POST` it is
+    /// checked, as on every request, and names nothing else.
+    package static func changes(in data: Data, of request: Request) throws -> [Change<
+        String, String, Value
+    >] {
+        _ = try format(of: request)
         let changes: [Change<String, String, Value>]
         do {
             if data.first(where: { !$0.isJSONWhitespace }) == UInt8(ascii: "[") {
@@ -61,8 +66,8 @@ package enum ChangeJSONMessages {
 
     /// The form a request asks its changes in: `?format=rust|swift` when given, else what
     /// `Accept` names — `application/vnd.crdt-lite.swift+json` or `…rust+json`, or a
-    /// `format=swift|rust` parameter on any media range — else the Rust form (crdt-lite's
-    /// serde JSON, the form most clients speak). 400 for an unknown `format`.
+    /// `format=swift|rust` parameter on any media range — else the Rust form
+    /// (`ChangeJSONFormat.standard`). 400 for an unknown `format`, on every request.
     package static func format(of request: Request) throws -> ChangeJSONFormat {
         if let name = request.uri.queryParameters.get("format") {
             guard let format = ChangeJSONFormat(rawValue: name) else {
@@ -79,7 +84,7 @@ package enum ChangeJSONMessages {
                 return format
             }
         }
-        return .rust
+        return .standard
     }
 
     /// Writes `changes` as a JSON array in chunks of about `chunkBytes`, yielding between

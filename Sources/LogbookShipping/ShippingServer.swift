@@ -264,7 +264,7 @@ public struct ShippingServer: Sendable {
         let data = try await body(of: request)  // counts its own refusal
         let changes: [Change<String, String, Value>]
         do {
-            changes = try ChangeJSONMessages.changes(in: data)
+            changes = try ChangeJSONMessages.changes(in: data, of: request)
         } catch {
             metrics.refused()
             throw error

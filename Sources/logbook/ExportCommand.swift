@@ -5,7 +5,7 @@ import LogbookCRDT
 
 extension ChangeJSONFormat: ExpressibleByArgument {}
 
-/// `logbook export DIR [--since OFFSET | --state] [--format swift|rust]`: the log, or the
+/// `logbook export DIR [--since OFFSET | --state] [--format rust|swift]`: the log, or the
 /// state, as crdt-lite JSON lines.
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,8 +23,12 @@ struct ExportCommand: ParsableCommand {
     var since: UInt64 = 0
     @Flag(help: "Print the current state instead of the history.")
     var state = false
-    @Option(help: "swift (camelCase, nil omitted) or rust (snake_case, explicit null).")
-    var format: ChangeJSONFormat = .swift
+    @Option(
+        help: """
+            rust (snake_case, explicit null; the default, as over HTTP) or swift (camelCase, \
+            nil omitted).
+            """)
+    var format: ChangeJSONFormat = .standard
 
     func validate() throws {
         if state && since != 0 {

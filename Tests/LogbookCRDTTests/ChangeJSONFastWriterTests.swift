@@ -4,7 +4,9 @@ import Testing
 @testable import LogbookCRDT
 
 // The direct JSON writer must write exactly JSONEncoder's bytes (sorted keys, slashes
-// unescaped) for every change it writes, and leave the ones holding a double to JSONEncoder.
+// unescaped) for every change without a double; a change with one (which JSONEncoder would
+// write as an integer when it is whole) must read back as itself, and as JSONDecoder reads
+// a fractional number.
 @Suite struct ChangeJSONFastWriterTests {
     typealias PlainChange = Change<String, String, Value>
 
@@ -21,13 +23,15 @@ import Testing
     func everyChangeItWritesIsJSONEncodersBytes(seed: UInt64) throws {
         var random = RandomPlainChanges.Generator(state: seed)
         var writtenCount = 0
-        var leftWithDoubles = 0
+        var withDoubles = 0
         for _ in 0..<3_000 {
             let change = RandomPlainChanges.change(&random)
             for format in ChangeJSONFormat.allCases {
-                guard let bytes = written(change, format) else {
-                    #expect(change.value?.holdsDouble == true)
-                    leftWithDoubles += 1
+                let bytes = try #require(written(change, format))
+                if change.value.map(holdsDouble) == true {
+                    withDoubles += 1
+                    #expect(try ChangeJSON.decode(Data(bytes)) == change)
+                    #expect(try JSONDecoder().decode(PlainChange.self, from: Data(bytes)) == change)
                     continue
                 }
                 writtenCount += 1
@@ -38,7 +42,42 @@ import Testing
                 )
             }
         }
-        #expect(writtenCount > 4_000 && leftWithDoubles > 100)
+        #expect(writtenCount > 4_000 && withDoubles > 100)
+    }
+
+    private func holdsDouble(_ value: Value) -> Bool {
+        switch value {
+        case .double: true
+        case .array(let elements): elements.contains(where: holdsDouble)
+        case .object(let members): members.values.contains(where: holdsDouble)
+        default: false
+        }
+    }
+
+    @Test func aDoubleIsWrittenWithAFractionOrAnExponentAndReadsBackToItsBits() throws {
+        let doubles: [Double] = [
+            22.0, -0.0, 0.0, 1.0, 100.0, 1e20, 9.3e18, 0x1p63, 0x1p64, -0x1p63,
+            .leastNonzeroMagnitude,
+            -.leastNonzeroMagnitude, 2.2250738585072014e-308, .greatestFiniteMagnitude,
+            -.greatestFiniteMagnitude, 0.1, 1e-7, 123456789012345680.0, 9007199254740993.0,
+        ]
+        for double in doubles {
+            let change = PlainChange(
+                recordId: "r", colName: "c", value: .double(double), colVersion: 1, dbVersion: 1,
+                nodeId: 1, localDbVersion: 1)
+            for format in ChangeJSONFormat.allCases {
+                let bytes = try #require(written(change, format))
+                let text = String(decoding: bytes, as: UTF8.self)
+                let number = try #require(text.split(separator: "\"value\":").last?.dropLast())
+                #expect(number.contains(".") || number.contains("e"), "\(number)")
+                let read = try ChangeJSON.decode(Data(bytes)) as PlainChange
+                guard case .double(let back)? = read.value else {
+                    Issue.record("\(double) read back as \(String(describing: read.value))")
+                    continue
+                }
+                #expect(back.bitPattern == double.bitPattern, "\(double) -> \(number)")
+            }
+        }
     }
 
     @Test func everyControlCharacterAndTheKeyOrderOfObjects() throws {
@@ -75,13 +114,18 @@ import Testing
         }
     }
 
-    @Test func aChangeHoldingADoubleGoesToJSONEncoder() throws {
-        let change = PlainChange(
-            recordId: "r", colName: "c", value: ["a": [1, 0.1]], colVersion: 1, dbVersion: 1,
-            nodeId: 1, localDbVersion: 1)
-        #expect(written(change, .swift) == nil)
-        #expect(
-            try ChangeJSON.encode(change)
-                == (try ChangeJSON.encodeWithFoundation(change, format: .swift)))
+    @Test func onlyANonFiniteDoubleGoesToJSONEncoderWhichRefusesIt() throws {
+        for double in [Double.nan, .infinity, -.infinity] {
+            let change = PlainChange(
+                recordId: "r", colName: "c", value: ["a": [1, .double(double)]], colVersion: 1,
+                dbVersion: 1, nodeId: 1, localDbVersion: 1)
+            #expect(written(change, .swift) == nil)
+            #expect(throws: ChangeJSONError.self) { try ChangeJSON.encode(change) }
+        }
+        let unsigned = PlainChange(
+            recordId: "r", colName: "c", value: [.unsigned(.max), .int(.min)], colVersion: 1,
+            dbVersion: 1, nodeId: 1, localDbVersion: 1)
+        let text = String(decoding: try #require(written(unsigned, .rust)), as: UTF8.self)
+        #expect(text.hasSuffix(#""value":[18446744073709551615,-9223372036854775808]}"#))
     }
 }

@@ -15,13 +15,23 @@ import Testing
 
     @Test func swiftFormSortsKeysAndOmitsNil() throws {
         #expect(
-            text(try ChangeJSON.encode(recordDeleted))
+            text(try ChangeJSON.encode(recordDeleted, format: .swift))
                 == #"{"colVersion":18446744073709551615,"dbVersion":9,"flags":0,"#
                 + #""localDbVersion":11,"nodeId":3,"recordId":"entity/1"}"#)
         #expect(
-            text(try ChangeJSON.encode(fieldSet))
+            text(try ChangeJSON.encode(fieldSet, format: .swift))
                 == #"{"colName":"name","colVersion":2,"dbVersion":7,"flags":1,"#
                 + #""localDbVersion":9,"nodeId":3,"recordId":"entity/1","value":"Lamp"}"#)
+    }
+
+    @Test func theRustFormIsWrittenWhenNoneIsAskedFor() throws {
+        #expect(ChangeJSONFormat.standard == .rust)
+        #expect(try ChangeJSON.encode(fieldSet) == (try ChangeJSON.encode(fieldSet, format: .rust)))
+        #expect(
+            try ChangeJSON.encodeArray([fieldSet, recordDeleted])
+                == Data("[".utf8) + (try ChangeJSON.encode(fieldSet)) + Data(",".utf8)
+                + (try ChangeJSON.encode(recordDeleted)) + Data("]".utf8))
+        #expect(try ChangeJSON.decodeArray(try ChangeJSON.encodeArray([fieldSet])) == [fieldSet])
     }
 
     @Test func rustFormUsesSnakeCaseAndExplicitNull() throws {

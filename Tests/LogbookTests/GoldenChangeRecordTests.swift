@@ -33,6 +33,8 @@ import Testing
                     recordId: "entity/lamp", colName: nil, value: nil, colVersion: .max,
                     dbVersion: 9, nodeId: 1, localDbVersion: 10)),
             .clock(1 << 40),
+            // Added with the `unsigned` tag: the lines above are kept as they were.
+            set(.unsigned(1 << 63)), set(.unsigned(.max)), set(.double(-0.0)), set(22.0),
         ]
     }()
 
@@ -60,6 +62,25 @@ import Testing
                 index = next
             }
             #expect(bytes.withUnsafeBytes { ChangeRecordCodec.decode($0) } == .success(record))
+        }
+    }
+
+    /// Tag 9 holds integers above Int64.max only: one that fits is an int, so the same
+    /// integer never has two encodings (and two digests).
+    @Test func anUnsignedThatFitsInt64IsNotAValue() throws {
+        let record = try #require(
+            Self.records.first { record in
+                if case .change(let change) = record, case .unsigned? = change.value { return true }
+                return false
+            })
+        var bytes: [UInt8] = []
+        ChangeRecordCodec.encode(record, into: &bytes)
+        #expect(bytes.withUnsafeBytes { ChangeRecordCodec.decode($0) } == .success(record))
+        // The payload is the last 8 bytes, little-endian: make it 2^63 − 1.
+        bytes.replaceSubrange(
+            (bytes.count - 8)..., with: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F])
+        if case .success(let decoded) = bytes.withUnsafeBytes({ ChangeRecordCodec.decode($0) }) {
+            Issue.record("an unsigned of 2^63 - 1 decoded as \(decoded)")
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Logbook
 import LogbookCRDT
 import LogbookStorage
+import LogbookTesting
 import LogbookViews
 
 /// One libFuzzer target: a decoder or importer fed arbitrary bytes. Each must never crash
@@ -83,22 +84,45 @@ struct FuzzTarget: Sendable {
         }
     }
 
-    /// crdt-lite JSON, both the array and the JSON-lines forms. Differential: what Logbook's
-    /// readers (whose fast path reads bytes in place) make of the input must be exactly what
-    /// `JSONDecoder` makes of it, change for change, or the target stops the run.
+    /// crdt-lite JSON, both the array and the JSON-lines forms. Differential and round trip:
+    /// what Logbook's reader reads, `JSONDecoder` must read alike but for the number kinds
+    /// Foundation loses (`ValueFidelity.asFoundationReads`), and written back with
+    /// `ChangeJSON.encode` it must read as itself to the bit, or the target stops the run.
     static func crdtLiteJSON(_ bytes: UnsafeRawBufferPointer) {
         typealias PlainChange = Change<String, String, Value>
         let data = Data(bytes)
-        let array = try? ChangeJSON.decodeArray(data, as: PlainChange.self)
-        let arrayByFoundation = try? JSONDecoder().decode([PlainChange].self, from: data)
-        precondition(array == arrayByFoundation, "decodeArray differs from JSONDecoder")
-        let single = try? ChangeJSON.decode(data, as: PlainChange.self)
-        let singleByFoundation = try? JSONDecoder().decode(PlainChange.self, from: data)
-        precondition(single == singleByFoundation, "decode differs from JSONDecoder")
+        if let array = try? ChangeJSON.decodeArray(data, as: PlainChange.self) {
+            let byFoundation = try? JSONDecoder().decode([PlainChange].self, from: data)
+            precondition(
+                byFoundation?.map(ValueFidelity.asFoundationReads)
+                    == array.map(ValueFidelity.asFoundationReads),
+                "decodeArray differs from JSONDecoder")
+            array.forEach(expectRoundTrip)
+        }
+        if let single = try? ChangeJSON.decode(data, as: PlainChange.self) {
+            let byFoundation = try? JSONDecoder().decode(PlainChange.self, from: data)
+            precondition(
+                byFoundation.map(ValueFidelity.asFoundationReads)
+                    == ValueFidelity.asFoundationReads(single),
+                "decode differs from JSONDecoder")
+            expectRoundTrip(single)
+        }
         _ = try? ChangeJSON.decodeLines(data) as [PlainChange]
         var reader = ChangeJSONLinesReader<String, String, Value>(data)
         for _ in 0..<10_000 {
             do { if try reader.next() == nil { break } } catch { continue }
+        }
+    }
+
+    /// A change read from JSON, written in each form and read again, is itself to the bit.
+    private static func expectRoundTrip(_ change: Change<String, String, Value>) {
+        for format in ChangeJSONFormat.allCases {
+            guard let written = try? ChangeJSON.encode(change, format: format) else {
+                // Only a value JSON cannot carry fails to encode, and no reader makes one.
+                preconditionFailure("a change read from JSON does not encode")
+            }
+            let again = try? ChangeJSON.decode(written, as: Change<String, String, Value>.self)
+            precondition(ValueFidelity.isExactlyEqual(again, change), "round trip differs")
         }
     }
 

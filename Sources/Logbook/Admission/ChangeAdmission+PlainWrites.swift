@@ -28,13 +28,14 @@ extension ChangeAdmission {
         return byteCount <= sizeMax
     }
 
-    /// A value whose encoding is surely within `ChangeLimits`: a null, bool, integer, finite
-    /// double, or a string short enough that its length prefix cannot take it over.
+    /// A value whose encoding is surely within `ChangeLimits`: a null, bool, integer (an
+    /// `unsigned` one above Int64.max), finite double, or a string short enough that its length prefix cannot take it over.
     @inline(__always)
     private static func isPlainScalar(_ value: Value) -> Bool {
         switch value {
         case .null, .bool, .int: true
         case .double(let double): double.isFinite
+        case .unsigned(let unsigned): unsigned > UInt64(Int64.max)
         case .string(let string):
             string.utf8.count <= ChangeLimits.valueSizeMax - 1 - Varint.sizeMax
         case .bytes, .array, .object: false

@@ -212,6 +212,9 @@ package enum ChangeAdmission {
                 + "\(ChangeLimits.valueSizeMax) (ChangeLimits.valueSizeMax)"
         case .nonFiniteDouble:
             return "the value holds a NaN or infinite number, which crdt-lite JSON cannot carry"
+        case .unsignedInIntRange:
+            return "the value holds Value.unsigned(n) with n below 2^63; such an integer is "
+                + "Value.int(n) (Value(integer:) picks the spelling)"
         }
     }
 

@@ -1,3 +1,4 @@
+import LogbookCRDT
 import LogbookStorage
 
 /// The bounds every change must keep, checked by every write path before anything is merged
@@ -14,7 +15,7 @@ public enum ChangeLimits {
     public static let versionMax: UInt64 = UInt64(Int64.max)
     /// The deepest nesting of arrays and objects in a value: a top-level scalar is at depth
     /// 0, the elements of a top-level array at depth 1.
-    public static let valueDepthMax = 64
+    public static let valueDepthMax = Value.nestingDepthMax
     /// The longest record id, in UTF-8 bytes. Small enough that a (record, column) key fits a
     /// PostgreSQL B-tree entry (about 2.7 KB) with room to spare.
     public static let recordIdSizeMax = 1024

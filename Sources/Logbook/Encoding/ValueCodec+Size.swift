@@ -10,6 +10,9 @@ public enum ValueViolation: Error, Hashable, Sendable {
     /// A NaN or infinite double: crdt-lite's JSON forms cannot carry it, so a peer or client
     /// could never be sent the change.
     case nonFiniteDouble
+    /// An `unsigned` integer that fits `Int64`: it is spelled `.int`, so that JSON, which
+    /// writes both alike, reads back the value that was written (`Value(integer:)`).
+    case unsignedInIntRange
 }
 
 extension ValueCodec {
@@ -28,7 +31,9 @@ extension ValueCodec {
         let size: Int
         switch value {
         case .double(let double) where !double.isFinite: return .failure(.nonFiniteDouble)
-        case .null, .bool, .int, .double, .string: size = self.size(of: value)
+        case .unsigned(let unsigned) where unsigned <= UInt64(Int64.max):
+            return .failure(.unsignedInIntRange)
+        case .null, .bool, .int, .unsigned, .double, .string: size = self.size(of: value)
         case .bytes, .array, .object: return compositeEncodedSize(of: value, sizeMax: sizeMax)
         }
         return size > sizeMax ? .failure(.tooLarge(atLeast: size)) : .success(size)
@@ -58,7 +63,7 @@ extension ValueCodec {
         switch value {
         case .null, .bool: return 1
         case .int(let int): return 1 + Varint.size(of: zigzag(int))
-        case .double: return 9
+        case .unsigned, .double: return 9
         case .string(let string): return 1 + stringSize(string)
         case .bytes, .array, .object: return compositeSize(of: value)
         }
@@ -82,6 +87,9 @@ extension ValueCodec {
         switch value {
         case .null, .bool: break
         case .int(let int): size += Varint.size(of: zigzag(int))
+        case .unsigned(let unsigned):
+            if checked && unsigned <= UInt64(Int64.max) { return .unsignedInIntRange }
+            size += 8
         case .double(let double):
             if checked && !double.isFinite { return .nonFiniteDouble }
             size += 8

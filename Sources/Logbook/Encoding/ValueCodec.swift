@@ -5,14 +5,15 @@ import LogbookStorage
 ///
 /// `0 null | 1 false | 2 true | 3 int (zigzag varint) | 4 double (8 bytes LE) | 5 string |
 /// 6 bytes (varint count, bytes) | 7 array (varint count, values) | 8 object (varint count,
-/// then string key and value per entry, keys in ascending order so encoding is canonical)`.
+/// then string key and value per entry, keys in ascending order so encoding is canonical) |
+/// 9 unsigned (8 bytes LE, above Int64.max: a smaller one is an int, and reads as malformed)`.
 /// Nesting is bounded by `ChangeLimits.valueDepthMax`, the bound every write path checks.
 public enum ValueCodec {
     /// The deepest nesting of arrays and objects decoded: the writers' bound.
     public static let depthMax = ChangeLimits.valueDepthMax
 
     enum Tag: UInt8 {
-        case null = 0, isFalse, isTrue, int, double, string, bytes, array, object
+        case null = 0, isFalse, isTrue, int, double, string, bytes, array, object, unsigned
     }
 
     /// Appends the encoding of `value`.
@@ -31,6 +32,9 @@ public enum ValueCodec {
         case .null: return tag(.null)
         case .bool(let flag): return tag(flag ? .isTrue : .isFalse)
         case .int(let int): return tag(.int) + Varint.write(zigzag(int), to: pointer + 1)
+        case .unsigned(let unsigned):
+            (pointer + 1).storeBytes(of: unsigned.littleEndian, as: UInt64.self)
+            return tag(.unsigned) + 8
         case .double(let double):
             (pointer + 1).storeBytes(of: double.bitPattern.littleEndian, as: UInt64.self)
             return tag(.double) + 8
@@ -160,6 +164,14 @@ public enum ValueCodec {
             let bits = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self).littleEndian
             position += 8
             return .double(Double(bitPattern: bits))
+        case .unsigned:
+            guard position + 8 <= bytes.count else { return nil }
+            let unsigned =
+                bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self).littleEndian
+            position += 8
+            // One spelling per integer: one that fits Int64 is only ever an int.
+            guard unsigned > UInt64(Int64.max) else { return nil }
+            return .unsigned(unsigned)
         case .string:
             return readString(bytes, at: &position).map(Value.string)
         case .bytes:

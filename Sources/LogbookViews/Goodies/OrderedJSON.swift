@@ -13,6 +13,8 @@ public indirect enum OrderedJSON: Hashable, Sendable {
     case bool(Bool)
     /// A number written without fraction or exponent that fits Int64.
     case int(Int64)
+    /// A number written without fraction or exponent from 2^63 through 2^64 − 1.
+    case unsigned(UInt64)
     /// Any other number.
     case double(Double)
     /// A string.
@@ -30,6 +32,7 @@ public indirect enum OrderedJSON: Hashable, Sendable {
         case .null: self = .null
         case .bool(let bool): self = .bool(bool)
         case .int(let int): self = .int(int)
+        case .unsigned(let unsigned): self = .unsigned(unsigned)
         case .double(let double): self = .double(double)
         case .string(let string): self = .string(string)
         case .bytes(let bytes):
@@ -59,6 +62,7 @@ public indirect enum OrderedJSON: Hashable, Sendable {
         case .null: .null
         case .bool(let bool): .bool(bool)
         case .int(let int): .int(int)
+        case .unsigned(let unsigned): .unsigned(unsigned)
         case .double(let double): .double(double)
         case .string(let string): .string(string)
         case .array(let items): .array(items.map(\.value))
@@ -73,6 +77,7 @@ public indirect enum OrderedJSON: Hashable, Sendable {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b
         case (.int(let a), .int(let b)): a == b
+        case (.unsigned(let a), .unsigned(let b)): a == b
         case (.double(let a), .double(let b)): a == b
         case (.string(let a), .string(let b)): a == b
         case (.array(let a), .array(let b)): a == b
@@ -88,6 +93,7 @@ public indirect enum OrderedJSON: Hashable, Sendable {
         case .null: hasher.combine(0)
         case .bool(let bool): hasher.combine(bool)
         case .int(let int): hasher.combine(int)
+        case .unsigned(let unsigned): hasher.combine(unsigned)
         case .double(let double): hasher.combine(double)
         case .string(let string): hasher.combine(string)
         case .array(let items): hasher.combine(items)
@@ -264,6 +270,7 @@ extension OrderedJSON {
             }
             let text = String(decoding: bytes[start..<position], as: UTF8.self)
             if isInteger, let int = Int64(text) { return .int(int) }
+            if isInteger, let unsigned = UInt64(text) { return .unsigned(unsigned) }
             guard let double = Double(text) else {
                 throw OrderedJSONError(offset: start, expected: "a number")
             }

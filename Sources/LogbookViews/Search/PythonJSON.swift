@@ -31,6 +31,7 @@ public enum PythonJSON {
         case .null: text += "null"
         case .bool(let bool): text += bool ? "true" : "false"
         case .int(let int): text += String(int)
+        case .unsigned(let unsigned): text += String(unsigned)
         case .double(let double): text += pythonRepr(double)
         case .string(let string): writeString(string, into: &text)
         case .array(let items):
