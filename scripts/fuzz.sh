@@ -8,13 +8,34 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds="${LOGBOOK_FUZZ_SECONDS:-8}"
-targets="${LOGBOOK_FUZZ_TARGETS:-batch lz4-and-framing change-record crdt-lite-json goodies soda shipped-batches replica-snapshot view-checkpoints peer-changes directory-files}"
 scratch="$PWD/.build-fuzz"
-
-(cd Fuzz && swift build --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer \
-    --product LogbookFuzz 2>&1 | grep -Ev '^\[|unhandled; explicitly declare' || true)
 binary="$scratch/debug/LogbookFuzz"
-[ -x "$binary" ] || { echo "fuzz: the build failed" >&2; exit 1; }
+
+# A failed build must stop the run: fuzzing the binary an earlier build left would test old
+# code and pass. The output goes to a log, shown when the build fails.
+build_log="$scratch/build.log"
+mkdir -p "$scratch"
+if ! (cd Fuzz && swift build --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer \
+    --product LogbookFuzz >"$build_log" 2>&1); then
+    grep -Ev '^\[|unhandled; explicitly declare' "$build_log" | tail -40 >&2
+    echo "fuzz: the build failed (log: $build_log)" >&2
+    exit 1
+fi
+[ -x "$binary" ] || { echo "fuzz: the build left no $binary" >&2; exit 1; }
+
+# The targets are the binary's own (FuzzTarget.all); a name asked for that it does not have
+# is an error, not a run that fuzzes nothing.
+known="$(LOGBOOK_FUZZ_LIST_TARGETS=1 "$binary")"
+targets="${LOGBOOK_FUZZ_TARGETS:-$known}"
+for target in $targets; do
+    if ! grep -qx "$target" <<<"$known"; then
+        echo "fuzz: no target named $target; the binary has: $(echo $known)" >&2
+        exit 1
+    fi
+done
+for target in $known; do
+    [ -d "Fuzz/Seeds/$target" ] || { echo "fuzz: $target has no Fuzz/Seeds/$target" >&2; exit 1; }
+done
 
 mkdir -p "$scratch/artifacts"
 for target in $targets; do

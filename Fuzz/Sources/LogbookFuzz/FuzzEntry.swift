@@ -6,12 +6,19 @@ import Foundation
 
 nonisolated(unsafe) private var selected: FuzzTarget?
 
-/// libFuzzer calls this once before any input: picks the target or exits 64 naming them.
+/// libFuzzer calls this once before any input: picks the target or exits 64 naming them;
+/// with `LOGBOOK_FUZZ_LIST_TARGETS=1`, prints their names one a line and exits 0.
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzerInitialize(
     _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> CInt {
-    let name = ProcessInfo.processInfo.environment["LOGBOOK_FUZZ_TARGET"] ?? ""
+    let environment = ProcessInfo.processInfo.environment
+    // scripts/fuzz.sh asks for the names, so its list is the binary's, never a stale copy.
+    if environment["LOGBOOK_FUZZ_LIST_TARGETS"] == "1" {
+        print(FuzzTarget.all.map(\.name).joined(separator: "\n"))
+        exit(0)
+    }
+    let name = environment["LOGBOOK_FUZZ_TARGET"] ?? ""
     guard let target = FuzzTarget.all.first(where: { $0.name == name }) else {
         let names = FuzzTarget.all.map(\.name).joined(separator: ", ")
         FileHandle.standardError.write(Data("set LOGBOOK_FUZZ_TARGET to one of: \(names)\n".utf8))
