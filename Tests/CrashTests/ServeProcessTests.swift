@@ -295,6 +295,42 @@ extension ServeProcessTests {
         #expect(reopened.records().count == 200)
     }
 
+    /// Issue 60, class 2: with `DIR/lock` deleted, or replaced by a new file, while `serve`
+    /// runs, `put` and `compact` are still refused as a second writer, and nothing is lost.
+    @Test func aDeletedOrReplacedLockFileLetsNoSecondWriterIn() async throws {
+        guard let executable = LogbookExecutable.built() else { return }
+        let directory = try await initializedDirectory()
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: directory + "-token")
+        }
+        let (process, port) = try await startedServe(executable, directory)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let lockFile = directory + "/lock"
+        for replace in [false, true] {
+            // First the file is deleted; then a new one is put where it was.
+            if replace {
+                #expect(FileManager.default.createFile(atPath: lockFile, contents: nil))
+            } else {
+                try FileManager.default.removeItem(atPath: lockFile)
+            }
+            for command in [["put", directory, "e/second", "n=1"], ["compact", directory]] {
+                let refused = try await LogbookExecutable.run(command)
+                #expect(
+                    refused.status != 0, "\(command) ran beside serve: \(refused.standardOutput)")
+                #expect(
+                    refused.standardError.contains("open in another process"),
+                    "\(command): \(refused.standardError)")
+            }
+        }
+        #expect(await digest(port: port) != nil, "serve kept serving")
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        let reopened = try Logbook.open(directory: directory)
+        defer { try? reopened.close() }
+        #expect(reopened.getRecord("e/second") == nil)
+    }
+
     @Test func aPortInUseIsAClearErrorAndANonZeroExit() async throws {
         guard let executable = LogbookExecutable.built() else { return }
         let first = try await initializedDirectory()

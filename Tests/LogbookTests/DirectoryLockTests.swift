@@ -47,6 +47,34 @@ import Testing
         try Log.open(directory: directory.path).close()
     }
 
+    /// The exclusion is the directory's own lock: deleting the lock file, putting a new one
+    /// in its place or renaming the directory lets no second writer or reader in.
+    @Test func theLockFileDeletedReplacedOrTheDirectoryRenamedStillExcludes() throws {
+        let parent = TemporaryDirectory()
+        defer { parent.remove() }
+        let path = parent.path + "/log"
+        let writer = try Log.open(directory: path)
+        let lockFile = path + "/" + directoryLockFileName
+        func expectRefused(at directory: String, _ step: String) {
+            for open in [
+                { try Log.open(directory: directory) },
+                { try Log.openReadOnly(directory: directory) },
+            ] {
+                let refusal = #expect(throws: StorageError.self, "\(step)") { _ = try open() }
+                #expect(refusal?.code == .inUse, "\(step)")
+            }
+        }
+        try FileManager.default.removeItem(atPath: lockFile)
+        expectRefused(at: path, "lock file deleted")
+        #expect(FileManager.default.createFile(atPath: lockFile, contents: Data("1".utf8)))
+        expectRefused(at: path, "lock file replaced")
+        let renamed = parent.path + "/renamed"
+        try FileManager.default.moveItem(atPath: path, toPath: renamed)
+        expectRefused(at: renamed, "directory renamed")
+        try writer.close()
+        try Log.open(directory: renamed).close()
+    }
+
     @Test func aSimulatedDirectoryLockFollowsTheSameRulesAndDiesWithThePower() throws {
         let fileSystem = SimulatedFileSystem()
         let options = smallLogOptions(.fsyncEachAppend, fileSystem: fileSystem)

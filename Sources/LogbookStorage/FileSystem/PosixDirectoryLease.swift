@@ -4,75 +4,112 @@
     import Darwin
 #endif
 
-/// A `flock` on `DIRECTORY/lock`. The kernel drops it when the process dies; the file itself
-/// stays, empty but for the last writer's pid.
+/// A `flock` on the log directory itself, and one on `DIRECTORY/lock` beside it. The kernel
+/// drops both when the process dies.
+///
+/// The directory's lock is the exclusion: it belongs to the directory's inode, so deleting,
+/// replacing or renaming the lock file cannot let a second writer in, and a directory renamed
+/// while open is still the same locked inode. The lock file is kept for the holder's pid (the
+/// refusal names it) and for builds before the directory lock, which take only the file's:
+/// a writer holds both, so it excludes them too. `flock` on a directory descriptor is
+/// supported by Linux and by the BSDs, Darwin among them.
 final class PosixDirectoryLease: DirectoryLease, @unchecked Sendable {
-    // @unchecked: the descriptor is set once and closed once, under `release`'s caller.
-    private var descriptor: Int32
+    // @unchecked: the descriptors are set once and closed once, under `release`'s caller.
+    private var directoryDescriptor: Int32
+    private var fileDescriptor: Int32 = -1
 
-    private init(descriptor: Int32) {
-        self.descriptor = descriptor
+    private init(directoryDescriptor: Int32) {
+        self.directoryDescriptor = directoryDescriptor
     }
 
-    /// Takes the exclusive lock (creating the lock file, writing our pid into it) or the
-    /// shared one (nil when there is no lock file: creating one would be a write), or throws
+    /// Takes the exclusive locks (creating the lock file, writing our pid into it) or the
+    /// shared ones (the file's only when it exists: creating one would be a write), or throws
     /// `.inUse` naming the holder's pid.
     static func take(directory: String, exclusive: Bool) throws(StorageError)
         -> PosixDirectoryLease?
     {
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directoryDescriptor >= 0 else {
+            throw StorageError(
+                .io, "cannot open the directory: \(String(cString: strerror(errno)))",
+                path: directory, errno: errno)
+        }
+        let lease = PosixDirectoryLease(directoryDescriptor: directoryDescriptor)
+        let operation = exclusive ? LOCK_EX : LOCK_SH
         let path = directory + "/" + directoryLockFileName
-        let descriptor =
+        guard lease.lock(directoryDescriptor, operation) else {
+            throw lease.refusal(operation, directory: directory, lockFile: path)
+        }
+        lease.fileDescriptor =
             exclusive
             // O_NOFOLLOW: a lock file linked elsewhere would have its target cut and
             // overwritten with our pid.
             ? open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
             : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else {
-            if !exclusive { return nil }
+        if lease.fileDescriptor < 0 {
+            // A reader of a directory with no lock file has the directory's lock, which
+            // is all a current writer checks.
+            if !exclusive { return lease }
+            let error = errno
+            lease.release()
             throw StorageError(
-                .io, "cannot open the lock file: \(String(cString: strerror(errno)))",
-                path: path, errno: errno)
+                .io, "cannot open the lock file: \(String(cString: strerror(error)))",
+                path: path, errno: error)
         }
-        let lease = PosixDirectoryLease(descriptor: descriptor)
-        try lease.lock(exclusive ? LOCK_EX : LOCK_SH, directory: directory)
+        guard lease.lock(lease.fileDescriptor, operation) else {
+            throw lease.refusal(operation, directory: directory, lockFile: path)
+        }
         if exclusive {
             let pid = Array(String(getpid()).utf8)
-            _ = ftruncate(descriptor, 0)
-            _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            _ = ftruncate(lease.fileDescriptor, 0)
+            _ = pid.withUnsafeBytes { pwrite(lease.fileDescriptor, $0.baseAddress, $0.count, 0) }
         }
         return lease
     }
 
-    /// Takes the flock, or closes the descriptor and throws `.inUse`. A refusal is retried
-    /// for about 100 ms first: while another thread of this process spawns a child, the
-    /// child holds a copy of every descriptor until it execs (O_CLOEXEC closes them only
-    /// then), so a lock this process just released can look held for a few microseconds.
-    /// A lock another process holds is still refused, 100 ms later.
-    private func lock(_ operation: Int32, directory: String) throws(StorageError) {
+    /// Takes a flock on `descriptor`; false when another holds it. A refusal is retried for
+    /// about 100 ms first: while another thread of this process spawns a child, the child
+    /// holds a copy of every descriptor until it execs (O_CLOEXEC closes them only then), so
+    /// a lock this process just released can look held for a few microseconds. A lock
+    /// another process holds is still refused, 100 ms later.
+    private func lock(_ descriptor: Int32, _ operation: Int32) -> Bool {
         for _ in 0..<Self.lockAttempts {
-            if flock(descriptor, operation | LOCK_NB) == 0 { return }
-            guard errno == EWOULDBLOCK else { break }
+            if flock(descriptor, operation | LOCK_NB) == 0 { return true }
+            guard errno == EWOULDBLOCK else { return false }
             usleep(5000)
         }
-        // The file holds the pid of the last writer; a reader holding a shared lock leaves
-        // no trace, hence "or a reader".
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let count = pread(descriptor, &buffer, buffer.count, 0)
-        let holder = count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : "?"
+        return false
+    }
+
+    /// Releases what is held and says who holds the directory: the lock file names the last
+    /// writer's pid; a reader holding a shared lock leaves no trace, hence "or a reader".
+    private func refusal(_ operation: Int32, directory: String, lockFile: String)
+        -> StorageError
+    {
         release()
+        var holder = "?"
+        let descriptor = open(lockFile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if descriptor >= 0 {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let count = pread(descriptor, &buffer, buffer.count, 0)
+            if count > 0 { holder = String(decoding: buffer.prefix(count), as: UTF8.self) }
+            close(descriptor)
+        }
         let who = operation == LOCK_EX ? "pid \(holder), or a reader" : "pid \(holder)"
-        throw StorageError(
+        return StorageError(
             .inUse, "the directory is open in another process (\(who))", path: directory)
     }
 
     func release() {
-        guard descriptor >= 0 else { return }
-        close(descriptor)  // closing the descriptor drops the flock
-        descriptor = -1
+        // Closing a descriptor drops its flock.
+        if fileDescriptor >= 0 { close(fileDescriptor) }
+        if directoryDescriptor >= 0 { close(directoryDescriptor) }
+        fileDescriptor = -1
+        directoryDescriptor = -1
     }
 
     deinit { release() }
 
-    /// Tries before `lock` reports the directory in use (5 ms apart).
+    /// Tries before a lock is reported held (5 ms apart).
     static let lockAttempts = 20
 }
