@@ -61,7 +61,7 @@ extension Logbook {
     }
 
     /// Group commit's promise: returns once the records through `offset` are synced.
-    private nonisolated(nonsending) func waitUntilDurable(
+    nonisolated(nonsending) func waitUntilDurable(
         _ offset: UInt64, _ committer: GroupCommitter
     ) async throws(LogbookError) {
         do { try await committer.waitUntilDurable(offset) } catch {

@@ -175,8 +175,9 @@ public struct ShippingServer: Sendable {
             // Unpaged, for followers from before pages.
             let logbook = logbook
             // `snapshotChanges` gives them in sync order already.
-            var response = try await stateResponse(
-                Self.offThePool { logbook.snapshotChanges() }, request, sortingJSON: false)
+            let changes = try await Self.offThePool { logbook.snapshotChanges() }
+            try await makeGatheredDurable()
+            var response = try await stateResponse(changes, request, sortingJSON: false)
             addPosition(covering: durable, epoch: source.epoch(before: durable), to: &response)
             return response
         }
@@ -185,6 +186,7 @@ public struct ShippingServer: Sendable {
         let page = try await Self.offThePool {
             source.statePage(after: after, changesMax: changesMax)
         }
+        try await makeGatheredDurable()
         // The page comes unordered; crdt-lite clients get `getChangesSince`'s order.
         var response = try await stateResponse(page.changes, request, sortingJSON: true)
         if let next = page.nextAfter {
@@ -219,17 +221,31 @@ public struct ShippingServer: Sendable {
             let page = try await Self.offThePool {
                 logbook.changesPage(since: since, changesMax: changesMax)
             }
+            try await makeGatheredDurable()
             response = try jsonChanges(page.changes, request)
             if let next = page.nextSince {
                 response.headers[.logbookNextSince] = String(next)
             }
         } else {
-            response = try jsonChanges(
-                await Self.offThePool { logbook.getChangesSince(since) }, request)
+            let changes = try await Self.offThePool { logbook.getChangesSince(since) }
+            try await makeGatheredDurable()
+            response = try jsonChanges(changes, request)
         }
         response.headers[.logbookClock] = String(clock)
         SinceReset.mark(&response, asked: asked, answeredFrom: since)
         return response
+    }
+
+    /// Returns once what a read just gathered from memory is durable, so an answer never
+    /// holds a change a crash would take back (docs/shipping.md#what-is-served); 503 when
+    /// this node's writes have failed or the sync fails, serving nothing.
+    private func makeGatheredDurable() async throws {
+        do { try await logbook.makeAppendedDurable() } catch {
+            throw HTTPError(
+                .serviceUnavailable,
+                message: "this node cannot make its state durable, so serves none of it: "
+                    + "\(error)")
+        }
     }
 
     private func stateResponse(
