@@ -60,14 +60,18 @@ extension Logbook {
         return merged
     }
 
-    /// Group commit's promise: returns once the records through `offset` are synced.
+    /// Group commit's promise: returns once the records through `offset` are synced. A
+    /// failed sync fails the instance, as a failed append does: the state in memory holds
+    /// changes the log may not, and `writeFailure` (readiness, `/status`, the node's
+    /// healing) must say so.
     nonisolated(nonsending) func waitUntilDurable(
         _ offset: UInt64, _ committer: GroupCommitter
     ) async throws(LogbookError) {
         do { try await committer.waitUntilDurable(offset) } catch {
+            let storageError = error as? StorageError
+            if let storageError { _ = locked { fail(storageError) } }
             throw LogbookError(
-                .failed, "group commit sync failed", path: directory,
-                storageError: error as? StorageError)
+                .failed, "group commit sync failed", path: directory, storageError: storageError)
         }
     }
 

@@ -39,6 +39,18 @@ public final class LogbookNode: Sendable {
         /// How often each peer's lag is noted for the status page's chart (the last
         /// `PeerLagHistory.capacity` notes are drawn).
         public var lagSampleInterval = Duration.seconds(5)
+        /// Opens the node's Logbook again after a write failed (a full disk, an I/O error):
+        /// the node then stops serving, closes the failed instance, waits, reopens with
+        /// this (retrying while it throws) and serves again, so it heals once the disk
+        /// allows. Nothing acknowledged is lost: a write is acknowledged once durable, and
+        /// the reopened log recovers everything durable. Nil: a failed node keeps serving
+        /// reads and answers writes and `/readyz` with the failure until it is restarted.
+        public var reopenAfterWriteFailure: (@Sendable () throws -> Logbook)?
+        /// The first wait before reopening (`RetryDelay`): it doubles, with jitter, up to
+        /// `healingDelayMax` while failures follow one another within that long of serving.
+        public var healingDelayMin = Duration.milliseconds(500)
+        /// The longest wait before reopening.
+        public var healingDelayMax = Duration.seconds(30)
 
         /// A configuration serving with `shipping` and nothing else.
         public init(shipping: ShippingConfiguration) { self.shipping = shipping }
@@ -53,6 +65,8 @@ public final class LogbookNode: Sendable {
     /// Called with the admin listener's port once it listens (`ShippingConfiguration.adminPort`).
     let onAdminListening: @Sendable (Int) -> Void
     private let group = GroupHandle()
+    /// The port the server first listened on.
+    private let boundPort = BoundPort()
 
     /// A node serving `logbook` (which it now owns) with `ledger`.
     public init(
@@ -71,22 +85,79 @@ public final class LogbookNode: Sendable {
 
     /// Runs until a graceful shutdown or a failure (rethrown), then closes the HTTP client
     /// and the Logbook. Throws when the TLS files cannot be read or the server cannot
-    /// listen; every resource is closed then too.
+    /// listen; every resource is closed then too. With `reopenAfterWriteFailure`, a failed
+    /// write is healed in place instead (`Configuration`).
     public func run() async throws {
         let client: HTTPClient
         do { client = try PeerClient.make(trusting: configuration.trustedCertificates) } catch {
             try? logbook.close()
             throw error
         }
+        var current: Logbook? = logbook
         var failure: (any Error)?
-        do {
-            try await runServices(client: client)
-        } catch {
-            failure = error
+        var healing = RetryDelay(
+            min: configuration.healingDelayMin, max: configuration.healingDelayMax)
+        while let serving = current {
+            let started = ContinuousClock.now
+            do {
+                try await runServices(logbook: serving, client: client)
+                break
+            } catch let stop as WriteFailureStop {
+                guard let reopen = configuration.reopenAfterWriteFailure else {
+                    failure = stop
+                    break
+                }
+                // A node that served a while since its last healing starts over from `min`.
+                if ContinuousClock.now - started >= healing.max { healing.reset() }
+                logger.error(
+                    "a write failed; closing the log to reopen it",
+                    metadata: ["cause": "\(stop.failure)"])
+                do { try serving.close() } catch {
+                    logger.warning("closing the failed log: \(error)")
+                }
+                current = await reopened(with: reopen, healing: &healing)
+                if let reopened = current {
+                    logger.notice(
+                        "reopened the log; serving again",
+                        metadata: ["recovery": "\(reopened.recovery)"])
+                }
+                continue
+            } catch {
+                failure = error
+                break
+            }
         }
         do { try await client.shutdown() } catch { failure = failure ?? error }
-        do { try logbook.close() } catch { failure = failure ?? error }
+        if let current {
+            do { try current.close() } catch { failure = failure ?? error }
+        }
         if let failure { throw failure }
+    }
+
+    /// A `reopenAfterWriteFailure` for a node serving `directory` with `durability` and
+    /// otherwise the default options (what `logbook serve` sets).
+    public static func reopening(_ directory: String, durability: Durability)
+        -> @Sendable () throws -> Logbook
+    {
+        var options = LogbookOptions()
+        options.durability = durability
+        return { [options] in try Logbook.open(directory: directory, options: options) }
+    }
+
+    /// The Logbook opened again after `healing`'s delay, retried while it throws; nil when a
+    /// shutdown is asked for meanwhile.
+    private func reopened(
+        with reopen: @Sendable () throws -> Logbook, healing: inout RetryDelay
+    ) async -> Logbook? {
+        while true {
+            let delay = healing.next()
+            logger.info("reopening the log in \(delay)")
+            try? await Task.sleep(for: delay)
+            if await group.isShutdownRequested || Task.isCancelled { return nil }
+            do { return try reopen() } catch {
+                logger.error("reopening the log failed; retrying", metadata: ["cause": "\(error)"])
+            }
+        }
     }
 
     /// Starts a graceful shutdown of a running node (nothing when it is not running).
@@ -94,14 +165,19 @@ public final class LogbookNode: Sendable {
         await group.triggerGracefulShutdown()
     }
 
-    private func runServices(client: HTTPClient) async throws {
+    private func runServices(logbook: Logbook, client: HTTPClient) async throws {
         let listening = ListeningFlag()
-        let port = configuration.shipping.port
-        let onListening = onListening
+        // A node that reopens its log after a failure comes back on the port it had, even
+        // when it was given 0 (any free one).
+        var shippingConfiguration = configuration.shipping
+        if let bound = boundPort.value { shippingConfiguration.port = bound }
+        let port = shippingConfiguration.port
+        let (onListening, boundPort) = (onListening, boundPort)
         let shipping = ShippingServer(
-            logbook: logbook, configuration: configuration.shipping, ledger: ledger)
+            logbook: logbook, configuration: shippingConfiguration, ledger: ledger)
         let server = try shipping.application { port in
             listening.set()
+            boundPort.set(port)
             onListening(port)
         }
         // Shut down in reverse order: followers, maintenance, then the servers.
@@ -119,6 +195,34 @@ public final class LogbookNode: Sendable {
                 service: LagSamplerService(
                     server: shipping, interval: configuration.lagSampleInterval),
                 serviceName: "lag sampler"))
+        if configuration.reopenAfterWriteFailure != nil {
+            services.append(
+                .init(
+                    service: WriteFailureWatch(logbook: logbook, interval: .milliseconds(100)),
+                    failureTerminationBehavior: .gracefullyShutdownGroup,
+                    serviceName: "write failure watch"))
+        }
+        services += try replicationServices(logbook: logbook, client: client)
+        let serviceGroup = ServiceGroup(
+            configuration: .init(
+                services: services,
+                gracefulShutdownSignals: configuration.handlesSignals ? [.sigterm, .sigint] : [],
+                logger: logger))
+        await group.set(serviceGroup)
+        var failure: (any Error)?
+        do { try await serviceGroup.run() } catch { failure = error }
+        await group.set(nil)
+        guard let failure else { return }
+        // The server's own error when it never listened says little ("Address already in
+        // use" at best): name the port.
+        throw listening.isSet ? failure : ServerStartError(port: port, cause: failure)
+    }
+
+    /// Maintenance, one follower per peer and one link per hub stream, over `logbook`.
+    private func replicationServices(logbook: Logbook, client: HTTPClient) throws
+        -> [ServiceGroupConfiguration.ServiceConfiguration]
+    {
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         let hubLinks = try configuration.hubs.map { hub in
             try HubLink(
                 logbook: logbook, hub: hub.url, stream: hub.stream, token: hub.token,
@@ -154,19 +258,7 @@ public final class LogbookNode: Sendable {
                         link: link, wait: configuration.followWait, logger: hubLogger),
                     serviceName: "hub \(link.peerName)"))
         }
-        let serviceGroup = ServiceGroup(
-            configuration: .init(
-                services: services,
-                gracefulShutdownSignals: configuration.handlesSignals ? [.sigterm, .sigint] : [],
-                logger: logger))
-        await group.set(serviceGroup)
-        var failure: (any Error)?
-        do { try await serviceGroup.run() } catch { failure = error }
-        await group.set(nil)
-        guard let failure else { return }
-        // The server's own error when it never listened says little ("Address already in
-        // use" at best): name the port.
-        throw listening.isSet ? failure : ServerStartError(port: port, cause: failure)
+        return services
     }
 }
 
@@ -187,6 +279,17 @@ private actor GroupHandle {
         shutdownRequested = true
         await group?.triggerGracefulShutdown()
     }
+
+    var isShutdownRequested: Bool { shutdownRequested }
+}
+
+/// The port the node's server listens on, once it has.
+private final class BoundPort: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var port: Int?
+    var value: Int? { lock.withLock { port } }
+    func set(_ port: Int) { lock.withLock { self.port = port } }
 }
 
 /// Set once the server listens.

@@ -24,6 +24,11 @@ extension ShippingServer {
             ),
             ("logbook_tombstones", "Tombstones held.", UInt64(logbook.tombstoneCount())),
             (
+                "logbook_writable",
+                "1 while writes succeed; 0 once one failed, until the log is reopened.",
+                logbook.writeFailure == nil ? 1 : 0
+            ),
+            (
                 "logbook_fenced_records", "Collected records still fenced against local writes.",
                 UInt64(logbook.fencedRecordCount)
             ),
@@ -46,15 +51,40 @@ extension ShippingServer {
             body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
     }
 
-    /// `GET /status`: the node, its offsets and its state digest as JSON (the digest walks
-    /// the whole state: ask when you need it, not on every scrape).
+    /// `GET /status`: the node, its offsets, its state digest and whether it can write, as
+    /// JSON (the digest walks the whole state: ask when you need it, not on every scrape).
+    /// 503, with `write_failure` naming the cause, once a write failed.
     func statusJSON() -> Response {
-        let body =
+        let failure = logbook.writeFailure
+        var body =
             #"{"node": \#(logbook.nodeId), "digest": "\#(logbook.stateDigest())", "#
-            + #""next_offset": \#(logbook.nextOffset), "durable_offset": \#(logbook.durableOffset)}"#
+            + #""next_offset": \#(logbook.nextOffset), "durable_offset": \#(logbook.durableOffset), "#
+            + #""writable": \#(failure == nil)"#
+        if let failure {
+            let cause = Self.jsonString(String(describing: failure))
+            body += #", "write_failure": \#(cause)"#
+        }
+        body += "}"
         return Response(
-            status: .ok, headers: [.contentType: "application/json"],
+            status: failure == nil ? .ok : .serviceUnavailable,
+            headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// `GET /healthz` (the process answers) and `GET /readyz` (it can take writes: 503 with
+    /// the cause once a write failed), on both listeners and without a token.
+    func addProbes<Context: RequestContext>(to router: Router<Context>) {
+        router.get("healthz") { _, _ in "ok\n" }
+        router.get("readyz") { _, _ in
+            guard let failure = self.logbook.writeFailure else { return Response.text("ready\n") }
+            return Response.text("not ready: \(failure)\n", status: .serviceUnavailable)
+        }
+    }
+
+    /// `text` as a JSON string literal, quotes and escapes included.
+    static func jsonString(_ text: String) -> String {
+        guard let data = try? JSONEncoder().encode(text) else { return "\"\"" }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The admin listener: the status page, `/status` and `/metrics` without a token, for a
@@ -66,6 +96,7 @@ extension ShippingServer {
     {
         let router = Router()
         router.add(middleware: MetricsMiddleware())
+        addProbes(to: router)
         router.get("metrics") { _, _ in self.metricsText() }
         router.get("status") { _, _ in self.statusJSON() }
         router.get("/") { _, _ in self.statusPage() }
@@ -112,5 +143,14 @@ extension ShippingServer {
         return Response(
             status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+}
+
+extension Response {
+    /// A plain-text answer.
+    static func text(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 }

@@ -81,6 +81,9 @@ public struct ShippingServer: Sendable {
         let router = Router()
         // Request counts and latencies by route and status, refusals included.
         router.add(middleware: MetricsMiddleware())
+        // Probes come before the token: an orchestrator's liveness and readiness checks
+        // carry none, and they say nothing of the data.
+        addProbes(to: router)
         router.add(middleware: TokenMiddleware(token: configuration.token, metrics: metrics))
         router.get("log") { request, _ in try await self.log(request) }
         router.get("snapshot") { request, _ in try await self.snapshot(request) }

@@ -117,6 +117,11 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Ends `failOperations(after:)`: every later operation succeeds again (the disk has room).
+    public func stopFailingOperations() {
+        lock.withLock { operationsBeforeFailure = nil }
+    }
+
     /// A read-only mount: while set, opening for writing, creating, removing and renaming
     /// files, creating and syncing directories all fail with EROFS.
     public var isReadOnlyMount: Bool {

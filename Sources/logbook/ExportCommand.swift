@@ -23,11 +23,7 @@ struct ExportCommand: ParsableCommand {
     var since: UInt64 = 0
     @Flag(help: "Print the current state instead of the history.")
     var state = false
-    @Option(
-        help: """
-            rust (snake_case, explicit null; the default, as over HTTP) or swift (camelCase, \
-            nil omitted).
-            """)
+    @Option(help: "rust (snake_case, explicit null; the default, as HTTP) or swift (camelCase).")
     var format: ChangeJSONFormat = .standard
 
     func validate() throws {

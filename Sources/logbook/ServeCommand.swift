@@ -139,6 +139,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.maintenance.gcOptions.retentionSeconds = gcRetention
         configuration.handlesSignals = true
+        // A failed write (a full disk) heals in place (docs/shipping.md#health-and-healing).
+        configuration.reopenAfterWriteFailure = LogbookNode.reopening(
+            target.directory, durability: .groupCommit)
         let (scheme, host, directory) = (
             shipping.tls == nil ? "http" : "https", host, target.directory
         )

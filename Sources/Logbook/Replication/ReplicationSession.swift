@@ -183,26 +183,25 @@ public struct ReplicationSession: Sendable {
         }
     }
 
-    /// Follows the peer until the task is cancelled; after a failure waits twice as long as
-    /// after the previous one (from 100 ms up to 5 s) and resumes from the durable cursor.
-    /// `onReport` sees every step and every failure.
+    /// Follows the peer until the task is cancelled; after a failure waits about twice as
+    /// long as after the previous one (`RetryDelay`, from 100 ms up to 5 s, with jitter) and
+    /// resumes from the durable cursor. `onReport` sees every step and every failure.
     public func run(
         wait: Duration = .milliseconds(500),
         onReport: @Sendable (Result<ReplicationReport, any Error>) -> Void = { _ in }
     ) async {
-        var backoff = Duration.milliseconds(100)
+        var backoff = RetryDelay(min: .milliseconds(100), max: .seconds(5))
         while !Task.isCancelled {
             do {
                 try await follow(wait: wait) { report in
                     onReport(.success(report))
-                    backoff = .milliseconds(100)
+                    backoff.reset()
                 }
             } catch {
                 if Task.isCancelled { return }
                 metrics.errors.increment()
                 onReport(.failure(error))
-                try? await Task.sleep(for: backoff)
-                backoff = min(backoff * 2, .seconds(5))
+                try? await Task.sleep(for: backoff.next())
             }
         }
     }
