@@ -20,6 +20,12 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// sends its request at once, so only a connection held for its own sake waits. Default
     /// 10 s; held between a millisecond and a year.
     public var firstRequestTimeout = Duration.seconds(10)
+    /// A request whose body has not ended this long after its head is cut, and its
+    /// connection closed (`RequestBodyGuard`): a slow or stalled upload cannot hold a
+    /// connection. Default 60 s: a request body is at most a few MB (the servers'
+    /// `requestBytesMax`), which a client on a slow network still sends in time. Held
+    /// between a millisecond and a year.
+    public var bodyTimeout = Duration.seconds(60)
 
     /// The defaults.
     public init() {}
@@ -35,10 +41,13 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// An HTTP/1.1 server that applies these limits (each call counts its own connections).
     package func http1() -> HTTPServerBuilder {
         let open = OpenConnections(limit: connectionsAllowed)
-        let firstRequest = clamped(firstRequestTimeout)
+        let (firstRequest, bodyTimeout) = (clamped(firstRequestTimeout), self.bodyTimeout)
         return .http1(
             configuration: .init(
-                additionalChannelHandlers: [ConnectionAdmission(open, firstRequest: firstRequest)],
+                additionalChannelHandlers: [
+                    ConnectionAdmission(open, firstRequest: firstRequest),
+                    RequestBodyGuard(bodyTimeout: clamped(bodyTimeout)),
+                ],
                 idleTimeout: clamped(idleTimeout)))
     }
 }

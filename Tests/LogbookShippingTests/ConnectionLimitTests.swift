@@ -116,4 +116,38 @@ import Testing
         #expect(!(await asking.closedByServer(within: 1)))
         await asking.close()
     }
+
+    /// Issue 60, class 6: a request refused on its head (no token) is answered and its
+    /// connection closed, however much body it announced; one that is still sending its
+    /// body after `bodyTimeout` is cut. Only those limits can close them here.
+    @Test func aRefusedHeadIsAnsweredAndClosedAndASlowBodyIsCut() async throws {
+        var limits = ConnectionLimits()
+        (limits.firstRequestTimeout, limits.idleTimeout) = (.seconds(3600), .seconds(3600))
+        limits.bodyTimeout = .milliseconds(400)
+        let node = try TestNode(node: 1)
+        defer { node.stop() }
+        try await node.start(connections: limits)
+        let unauthenticated = try await SilentConnection.open(
+            port: node.port,
+            request: "POST /changes HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\nab")
+        #expect(
+            await unauthenticated.closedByServer(within: 5),
+            "a refused connection was held for the body it announced")
+        let slow = try await SilentConnection.open(
+            port: node.port,
+            request: "POST /changes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(node.token)"
+                + "\r\nContent-Length: 1000\r\n\r\n[")
+        #expect(await slow.closedByServer(within: 10), "a stalled body held its connection")
+        // A request whose body ended is answered and its connection kept past the timeout.
+        let body =
+            #"[{"record_id":"r","col_name":"c","value":1,"col_version":1,"#
+            + #""db_version":1,"node_id":9,"local_db_version":1}]"#
+        let honest = try await SilentConnection.open(
+            port: node.port,
+            request: "POST /changes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(node.token)"
+                + "\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        #expect(!(await honest.closedByServer(within: 1)), "a finished request was cut")
+        await honest.close()
+        #expect(try await node.send("/status").status == 200)
+    }
 }

@@ -30,7 +30,8 @@ import Testing
         "LogbookShipping": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "AsyncHTTPClient",
             "HTTPTypes", "Hummingbird", "HummingbirdCore", "HummingbirdTLS", "NIOCore",
-            "NIOHTTP1", "NIOPosix", "NIOSSL", "ServiceLifecycle", "Prometheus", "Logging",
+            "NIOHTTP1", "NIOHTTPTypes", "NIOPosix", "NIOSSL", "ServiceLifecycle", "Prometheus",
+            "Logging",
         ],
         "LogbookNode": [
             "Foundation", "Logbook", "LogbookShipping", "AsyncHTTPClient", "Logging",
