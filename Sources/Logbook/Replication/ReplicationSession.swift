@@ -148,6 +148,11 @@ public struct ReplicationSession: Sendable {
             onStep(started)
         }
         var acknowledged = ContinuousClock.now
+        // A peer that answers "nothing new" at once instead of holding the poll (not a
+        // Logbook node, or a hostile one) would be asked thousands of times a second: such
+        // answers are paced, from 20 ms doubling up to `wait`, until one waits or brings data.
+        var quickEmpties = RetryDelay(min: .milliseconds(20), max: max(wait, .milliseconds(20)))
+        var fetchStarted = ContinuousClock.now
         var inFlight = prefetch(from: cursor, epoch: ledger.epoch(for: peer), wait: wait)
         defer { inFlight.cancel() }
         while !Task.isCancelled {
@@ -169,12 +174,20 @@ public struct ReplicationSession: Sendable {
             }
             report.peerDurableOffset = batches.durableOffset
             guard !batches.bytes.isEmpty else {
+                if ContinuousClock.now - fetchStarted < wait / 2 {
+                    try await Task.sleep(for: quickEmpties.next())
+                } else {
+                    quickEmpties.reset()
+                }
+                fetchStarted = .now
                 inFlight = prefetch(from: cursor, epoch: ledger.epoch(for: peer), wait: wait)
                 report.cursor = cursor
                 onStep(report)  // pulls 0: the peer had nothing new for a whole wait
                 try await acknowledge(cursor, ifDueSince: &acknowledged)
                 continue
             }
+            quickEmpties.reset()
+            fetchStarted = .now
             inFlight = prefetch(from: batches.nextOffset, epoch: batches.epoch, wait: wait)
             cursor = try await store(batches, from: cursor, into: &report)
             metrics.noteLag(report)
