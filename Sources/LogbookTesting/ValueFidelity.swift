@@ -21,6 +21,31 @@ public enum ValueFidelity {
         return first == second && isExactlyEqual(first.value, second.value)
     }
 
+    /// What is wrong with `changes` against the values `expected` holds by record id: each
+    /// change whose record it does not hold, or whose value is not that one to the bit, and
+    /// each expected record no change carries, in words. Empty when they agree exactly.
+    public static func mismatches(
+        _ changes: [Change<String, String, Value>], expected: [String: Value]
+    ) -> [String] {
+        var problems: [String] = []
+        var seen = Set<String>()
+        for change in changes {
+            seen.insert(change.recordId)
+            guard let value = expected[change.recordId] else {
+                problems.append("\(change.recordId): not written")
+                continue
+            }
+            if !isExactlyEqual(change.value, value) {
+                problems.append(
+                    "\(change.recordId): \(value) came back as \(String(describing: change.value))")
+            }
+        }
+        for id in expected.keys.sorted() where !seen.contains(id) {
+            problems.append("\(id): missing")
+        }
+        return problems
+    }
+
     /// `value` as `JSONDecoder` reads its JSON text: a whole double that fits Int64 (`-0.0`
     /// among them) becomes an integer, one from 2^63 to 2^64 − 1 an `unsigned`; nothing
     /// else changes.

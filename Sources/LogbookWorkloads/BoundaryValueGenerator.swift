@@ -46,6 +46,16 @@ public struct BoundaryValueGenerator {
         "🙂🏳️‍🌈", "\u{FEFF}bom", "$bytes", "$null", "1.0", "-0",
     ]
 
+    /// `randomCount` values from `value()`, then every boundary integer and double, then the
+    /// deepest value: what each value-fidelity test writes.
+    public mutating func values(randomCount: Int) -> [Value] {
+        var values = (0..<randomCount).map { _ in value() }
+        values += Self.boundaryIntegers
+        values += Self.boundaryDoubles.map(Value.double)
+        values.append(deepestValue())
+        return values
+    }
+
     /// The next value: a scalar most of the time, else bytes, an array or an object.
     public mutating func value(depth: Int = 0) -> Value {
         let composite = depth < 4 && random.chance(0.3)

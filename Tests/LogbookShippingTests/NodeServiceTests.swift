@@ -11,23 +11,10 @@ import Testing
 // follower and closes the log cleanly; a port in use fails the start with the port named
 // and leaves nothing open.
 @Suite(.serialized) struct NodeServiceTests {
-    /// Starts `node` in a task; returns the task and the port once it listens.
     private func start(_ makeNode: (@escaping @Sendable (Int) -> Void) -> LogbookNode)
         async throws -> (LogbookNode, Task<Void, any Error>, Int)
     {
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let node = makeNode { continuation.yield($0) }
-        let task = Task {
-            defer { continuation.finish() }
-            try await node.run()
-        }
-        var listening: Int?
-        for await port in ports {
-            listening = port
-            break
-        }
-        let port = try #require(listening, "the node never listened")
-        return (node, task, port)
+        try await startedNode(makeNode)
     }
 
     @Test func aGracefulShutdownAnswersLongPollsAndClosesTheLogCleanly() async throws {
@@ -193,4 +180,27 @@ import Testing
         // The log is closed and its directory lock released: it opens again here.
         try Logbook.open(directory: directory.path).close()
     }
+}
+
+/// Starts the node `makeNode` builds (handing it the listening callback) in a task; returns
+/// it, the task and its port once it listens, or the start's own error.
+func startedNode(_ makeNode: (@escaping @Sendable (Int) -> Void) -> LogbookNode)
+    async throws -> (LogbookNode, Task<Void, any Error>, Int)
+{
+    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    let node = makeNode { continuation.yield($0) }
+    let task = Task {
+        defer { continuation.finish() }
+        try await node.run()
+    }
+    var listening: Int?
+    for await port in ports {
+        listening = port
+        break
+    }
+    guard let listening else {
+        _ = try await task.value  // the start's own error
+        throw CancellationError()
+    }
+    return (node, task, listening)
 }

@@ -57,24 +57,12 @@ import Testing
                 try Logbook.open(directory: "/node", nodeId: 1, options: reopened)
             }
         }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let node = LogbookNode(
-            logbook: logbook, ledger: try PeerLedger(for: logbook), configuration: configuration,
-            onListening: { continuation.yield($0) })
-        let task = Task {
-            defer { continuation.finish() }
-            try await node.run()
+        let ledger = try PeerLedger(for: logbook)
+        return try await startedNode { onListening in
+            LogbookNode(
+                logbook: logbook, ledger: ledger, configuration: configuration,
+                onListening: onListening)
         }
-        var listening: Int?
-        for await port in ports {
-            listening = port
-            break
-        }
-        guard let listening else {
-            _ = try await task.value  // the start's own error
-            throw CancellationError()
-        }
-        return (node, task, listening)
     }
 
     @Test func aNodeThatCannotWriteSaysSoOnEveryProbe() async throws {
