@@ -10,10 +10,8 @@ import Testing
 // definitions, an update that closes the bridge moves the statistics, a deletion removes
 // the event, and the view rebuilt by replay has the incremental view's digest.
 @Suite struct BridgeStatsViewTests {
-    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
-            "shared/fixtures/seattle_drawbridge_reference.json")
+    static let fixture = HomeLogbook.fixtures.appendingPathComponent(
+        "seattle_drawbridge_reference.json")
 
     private func row(_ id: String = "3", open: String, close: String? = nil, minutes: String? = nil)
         -> [String: String]
@@ -71,11 +69,7 @@ import Testing
         #expect(stillOpen.minutesOpen == 0)
     }
 
-    @Test(
-        .enabled(
-            if: FileManager.default.fileExists(atPath: fixture.path),
-            "needs ../shared/fixtures beside the repository"))
-    func theFixturesRealRowsParse() throws {
+    @Test func theFixturesRealRowsParse() throws {
         let json =
             try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixture)) as? [String: Any]
         let rows = try #require(json?["sample_rows"] as? [[String: String]])

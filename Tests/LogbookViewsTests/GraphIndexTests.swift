@@ -29,17 +29,13 @@ struct HomeLogbook {
         directory.remove()
     }
 
-    /// The fixtures directory beside the repository, or nil when it is absent.
+    /// The third-party data shipped in the repository (Fixtures/third-party/README.md).
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("shared/fixtures")
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/third-party")
 
     static func fixture(_ name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: fixtures.appendingPathComponent(name)))
-    }
-
-    static var haveFixtures: Bool {
-        FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("README.md").path)
     }
 }
 
@@ -234,7 +230,7 @@ func goodiesJSON(
         #expect(graph.statistics().totalEntities == 7)
     }
 
-    @Test(.enabled(if: HomeLogbook.haveFixtures, "needs ../shared/fixtures beside the repository"))
+    @Test
     func theFixtureHomesLoadWithTheirCountsAndInvalidEdges() async throws {
         let home = try HomeLogbook()
         defer { home.close() }

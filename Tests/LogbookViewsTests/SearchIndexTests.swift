@@ -355,7 +355,7 @@ import Testing
         #expect(home.search.searchBM25("kitchen", types: ["room"]).map(\.id) == ["k"])
     }
 
-    @Test(.enabled(if: HomeLogbook.haveFixtures, "needs ../shared/fixtures beside the repository"))
+    @Test
     func theDemoHomesNoteWithTheWifiPasswordIsFound() async throws {
         let home = try HomeLogbook()
         defer { home.close() }
