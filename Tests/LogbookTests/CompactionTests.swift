@@ -61,6 +61,32 @@ import Testing
         try reopened.close()
     }
 
+    /// Issue 60, class 4: a compaction that fails at any write (a full disk) leaves no
+    /// partial `.cleaned` rewrite holding the space, and the log opens to the same state.
+    @Test func aCompactionThatFailsAnywhereLeavesNoPartialRewrite() async throws {
+        var failed = 0
+        for failingAt in 0..<60 {
+            let fileSystem = SimulatedFileSystem()
+            let logbook = try Logbook.open(
+                directory: "/data", nodeId: 1, options: options(fileSystem))
+            try await writeWorkload(logbook, seed: 5)
+            try logbook.sealActiveSegment()  // sealed segments, so the pass rewrites
+            let digest = logbook.stateDigest()
+            fileSystem.failOperations(after: failingAt)
+            do { _ = try logbook.compact(everything()) } catch { failed += 1 }
+            fileSystem.stopFailingOperations()
+            let names = try fileSystem.contentsOfDirectory("/data")
+            #expect(
+                !names.contains { $0.hasSuffix(SegmentFileName.cleanedSuffix) },
+                "failing at \(failingAt): \(names.sorted())")
+            try? logbook.close()
+            let reopened = try Logbook.open(directory: "/data", options: options(fileSystem))
+            #expect(reopened.stateDigest() == digest, "failing at \(failingAt)")
+            try reopened.close()
+        }
+        #expect(failed > 10, "the failures fell outside the compaction")
+    }
+
     @Test func repeatedCompactionConvergesToANoOp() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

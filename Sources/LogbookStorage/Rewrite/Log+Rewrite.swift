@@ -46,13 +46,21 @@ extension Log {
             + SegmentFileName.swap(baseOffset: run.baseOffset, endOffset: run.endOffset)
         // The manifest records the swap before it becomes authoritative: recovery applies a
         // swap file only if it is this one.
-        try SegmentManifest(
-            sealed: sealed, activeBaseOffset: active.index.baseOffset,
-            pendingSwap: SegmentManifest.PendingSwap(
-                range: run.baseOffset..<run.endOffset, sizeBytes: rewrite.index.segmentSize,
-                lastBatchCRC: rewrite.lastBatchCRC)
-        ).write(directory: directory, fileSystem: fileSystem)
-        try fileSystem.rename(cleanedPath, to: swapPath)
+        do throws(StorageError) {
+            try SegmentManifest(
+                sealed: sealed, activeBaseOffset: active.index.baseOffset,
+                pendingSwap: SegmentManifest.PendingSwap(
+                    range: run.baseOffset..<run.endOffset, sizeBytes: rewrite.index.segmentSize,
+                    lastBatchCRC: rewrite.lastBatchCRC)
+            ).write(directory: directory, fileSystem: fileSystem)
+            try fileSystem.rename(cleanedPath, to: swapPath)
+        } catch {
+            // Not authoritative yet (no swap file): the rewrite would hold its space until
+            // the next open, on what may be a full disk. Recovery ignores a pending swap
+            // whose file is absent.
+            try? fileSystem.removeFile(cleanedPath)
+            throw error
+        }
         try fileSystem.syncDirectory(directory)
         try SegmentSwap.finish(
             swapPath: swapPath, range: run.baseOffset..<run.endOffset, directory: directory,

@@ -46,8 +46,9 @@ public struct RewrittenRun: Sendable {
 ///
 /// Reads the run's sealed segments (immutable, so no lock is needed while appends go on),
 /// passes every record to `transform`, and writes the result as `<base>-<end>.seg.cleaned`,
-/// then fsyncs it. Nothing in the log changes until `Log.installRewrite` swaps it in; a crash
-/// before that leaves a `.cleaned` file that the next open deletes.
+/// then fsyncs it. Nothing in the log changes until `Log.installRewrite` swaps it in; a
+/// failure before that removes the `.cleaned` file, and a crash leaves one the next open
+/// deletes.
 public enum SegmentRewriter {
     /// Writes the rewrite of `run`. `bytesPerSecondMax` throttles reading and writing.
     ///
@@ -67,24 +68,34 @@ public enum SegmentRewriter {
         let path = directory + "/" + name
         if fileSystem.exists(path) { try fileSystem.removeFile(path) }
         let output = try fileSystem.open(path, mode: .createNew)
-        var result = RewrittenRun(run: run, index: SegmentIndex(baseOffset: run.baseOffset))
-        var writer = RewriteWriter(file: output, configuration: configuration)
-        if let concurrency, concurrency.width > 1, bytesPerSecondMax == nil, run.segments.count > 1
-        {
-            try rewriteConcurrently(
-                run, directory: directory, fileSystem: fileSystem, concurrency: concurrency,
-                transform: transform, into: &writer, result: &result)
-        } else {
-            try rewriteInOrder(
-                run, directory: directory, fileSystem: fileSystem,
-                bytesPerSecondMax: bytesPerSecondMax, transform: transform, into: &writer,
-                result: &result)
+        do throws(StorageError) {
+            var result = RewrittenRun(run: run, index: SegmentIndex(baseOffset: run.baseOffset))
+            var writer = RewriteWriter(file: output, configuration: configuration)
+            if let concurrency, concurrency.width > 1, bytesPerSecondMax == nil,
+                run.segments.count > 1
+            {
+                try rewriteConcurrently(
+                    run, directory: directory, fileSystem: fileSystem, concurrency: concurrency,
+                    transform: transform, into: &writer, result: &result)
+            } else {
+                try rewriteInOrder(
+                    run, directory: directory, fileSystem: fileSystem,
+                    bytesPerSecondMax: bytesPerSecondMax, transform: transform, into: &writer,
+                    result: &result)
+            }
+            try writer.flush(index: &result.index)
+            result.lastBatchCRC = writer.lastCRC
+            try output.sync()
+            try output.close()
+            return result
+        } catch {
+            // A rewrite that failed (a full disk, most often) goes at once rather than hold
+            // the space it took until the next open removes it. Both are best effort: the
+            // error that stopped the rewrite is the one to report.
+            try? output.close()
+            try? fileSystem.removeFile(path)
+            throw error
         }
-        try writer.flush(index: &result.index)
-        result.lastBatchCRC = writer.lastCRC
-        try output.sync()
-        try output.close()
-        return result
     }
 
     /// One thread: each record is transformed and written as it is read.
