@@ -19,10 +19,15 @@ extension Logbook {
     /// Throws this instance's failure, from before the call or from the sync: an answer
     /// read from it may hold changes no crash would keep.
     public nonisolated(nonsending) func makeAppendedDurable() async throws(LogbookError) {
-        if let failure = writeFailure { throw failure }
-        let end = nextOffset
-        if durableOffset < end {
-            if let committer { try await waitUntilDurable(end, committer) } else { try sync() }
+        let pending: (failed: LogbookError?, end: UInt64, isDurable: Bool) = locked {
+            (self.failure, log.nextOffset, log.durableOffset >= log.nextOffset)
+        }
+        if let failed = pending.failed { throw failed }
+        guard !pending.isDurable else { return }
+        if let committer {
+            try await waitUntilDurable(pending.end, committer)
+        } else {
+            try sync()
         }
         if let failure = writeFailure { throw failure }
     }

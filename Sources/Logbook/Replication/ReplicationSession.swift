@@ -155,6 +155,11 @@ public struct ReplicationSession: Sendable {
         var fetchStarted = ContinuousClock.now
         var inFlight = prefetch(from: cursor, epoch: ledger.epoch(for: peer), wait: wait)
         defer { inFlight.cancel() }
+        // The next fetch, timed from now (what the pacing of quick empty answers measures).
+        func fetchNext(from offset: UInt64, epoch: UInt64?) {
+            fetchStarted = .now
+            inFlight = prefetch(from: offset, epoch: epoch, wait: wait)
+        }
         while !Task.isCancelled {
             // The fetch runs in its own task (so it is in flight while we merge): cancelling
             // this one must reach it, or a stop would wait out a whole long poll.
@@ -169,7 +174,7 @@ public struct ReplicationSession: Sendable {
                 cursor = try await restoreFromState(after: answer, &report)
                 report.cursor = cursor
                 onStep(report)
-                inFlight = prefetch(from: cursor, epoch: ledger.epoch(for: peer), wait: wait)
+                fetchNext(from: cursor, epoch: ledger.epoch(for: peer))
                 continue
             }
             report.peerDurableOffset = batches.durableOffset
@@ -179,16 +184,14 @@ public struct ReplicationSession: Sendable {
                 } else {
                     quickEmpties.reset()
                 }
-                fetchStarted = .now
-                inFlight = prefetch(from: cursor, epoch: ledger.epoch(for: peer), wait: wait)
+                fetchNext(from: cursor, epoch: ledger.epoch(for: peer))
                 report.cursor = cursor
                 onStep(report)  // pulls 0: the peer had nothing new for a whole wait
                 try await acknowledge(cursor, ifDueSince: &acknowledged)
                 continue
             }
             quickEmpties.reset()
-            fetchStarted = .now
-            inFlight = prefetch(from: batches.nextOffset, epoch: batches.epoch, wait: wait)
+            fetchNext(from: batches.nextOffset, epoch: batches.epoch)
             cursor = try await store(batches, from: cursor, into: &report)
             metrics.noteLag(report)
             onStep(report)
