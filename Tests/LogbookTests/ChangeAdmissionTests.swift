@@ -206,6 +206,31 @@ import Testing
         }
     }
 
+    /// An integer that fits Int64 has one spelling, `.int`: `.unsigned` below 2^63 is refused
+    /// by a local write, a batch and a merge (POST, append, a peer and the hub merge through
+    /// the same check), and at 2^63 it is taken.
+    @Test(arguments: [0, 5, UInt64(Int64.max)] as [UInt64])
+    func anUnsignedThatFitsInt64IsRefusedEverywhere(number: UInt64) async throws {
+        try await withLogbook { logbook in
+            await expectRefused(.invalidChange, naming: "Value.unsigned") {
+                () throws(LogbookError) in
+                try await logbook.insertOrUpdate("e/n", fields: [("n", .unsigned(number))])
+            }
+            await expectRefused(.invalidChange, naming: "Value.unsigned") {
+                () throws(LogbookError) in
+                _ = try await logbook.write([
+                    .insertOrUpdate("e/n", fields: [("n", ["k": .unsigned(number)])])
+                ])
+            }
+            await expectRefused(.invalidChange, naming: "Value.unsigned") {
+                () throws(LogbookError) in
+                try await logbook.merge([change(value: .array([.unsigned(number)]))])
+            }
+            try await logbook.insertOrUpdate("e/n", fields: [("n", .unsigned(number + (1 << 63)))])
+            #expect(logbook.getRecord("e/n")?.fields["n"] == .unsigned(number + (1 << 63)))
+        }
+    }
+
     @Test func deletionsCheckTheirIdAndColumnToo() async throws {
         try await withLogbook { logbook in
             let long = String(repeating: "x", count: ChangeLimits.recordIdSizeMax + 1)
