@@ -115,6 +115,7 @@ public final class Logbook: @unchecked Sendable {
         let resolvedNode = metadata.nodeId
         var options = options
         if let recorded = metadata.segmentSizeMax { options.log.segmentSizeMax = recorded }
+        options.log.identity = metadata.identity
         if options.log.zeroFillAheadBytes == nil {
             options.log.zeroFillAheadBytes = options.durability.defaultZeroFillAheadBytes
         }
@@ -129,6 +130,17 @@ public final class Logbook: @unchecked Sendable {
                     clock: options.clock)
         } catch {
             throw LogbookError(error)
+        }
+        if metadata.identity == nil && !options.readOnly {
+            // Written before logs had identities: from now on it names the log's.
+            var named = metadata
+            named.logId = log.identity.hex
+            do throws(LogbookError) {
+                try named.write(directory: directory, fileSystem: fileSystem)
+            } catch {
+                try? log.close()
+                throw error
+            }
         }
         let (loaded, snapshotLoad) =
             options.snapshots.loadAtOpen

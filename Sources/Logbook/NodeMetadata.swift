@@ -2,10 +2,14 @@ import Foundation
 import LogbookCRDT
 import LogbookStorage
 
-/// The `logbook.json` file that says which node a log directory belongs to.
+/// The `logbook.json` file that says which node a log directory belongs to, and which log
+/// (`LogIdentity`) the directory's files must belong to.
 ///
-/// Written once, atomically (temporary file, fsync, rename, directory fsync), so a log can
-/// never be reopened under another node id by mistake.
+/// Written when the directory is created, atomically (temporary file, fsync, rename,
+/// directory fsync), so a log can never be reopened under another node id by mistake; a
+/// file written before logs had identities gets the log's at its next writable open. A
+/// directory that holds a log but lost this file is refused, never adopted: the node that
+/// wrote the log is not known.
 struct NodeMetadata: Codable, Equatable {
     static let fileName = "logbook.json"
     static let currentFormatVersion = 1
@@ -15,6 +19,14 @@ struct NodeMetadata: Codable, Equatable {
     /// The segment size every open of this directory uses, when `logbook init
     /// --segment-size` (`LogbookOptions.recordsSegmentSize`) recorded one.
     var segmentSizeMax: Int? = nil
+    /// The log's identity, 32 hex digits (nil in a file written before identities).
+    var logId: String? = nil
+    /// True once a peer ledger (`peers.json`) was written for this directory: tombstone GC
+    /// then refuses to run without it (a lost ledger must not make GC standalone).
+    var peerLedger: Bool? = nil
+
+    /// The identity `logId` names.
+    var identity: LogIdentity? { logId.flatMap { LogIdentity(hex: $0) } }
 
     /// Reads the metadata, or nil when the directory has none.
     static func read(directory: String, fileSystem: any FileSystem) throws(LogbookError)
@@ -35,6 +47,15 @@ struct NodeMetadata: Codable, Equatable {
                 .badMetadata, "unsupported metadata format version \(metadata.formatVersion)",
                 path: path)
         }
+        guard metadata.nodeId != 0 else {
+            throw LogbookError(
+                .badMetadata, "node 0 is no node (node ids start at 1); the file was edited",
+                path: path)
+        }
+        if let logId = metadata.logId, LogIdentity(hex: logId) == nil {
+            throw LogbookError(
+                .badMetadata, "logId \(logId.debugDescription) is not 32 hex digits", path: path)
+        }
         if let size = metadata.segmentSizeMax, !Limits.segmentSizes.contains(size) {
             throw LogbookError(
                 .badMetadata,
@@ -53,6 +74,10 @@ struct NodeMetadata: Codable, Equatable {
         throws(LogbookError) -> NodeMetadata
     {
         let fileSystem = options.fileSystem
+        if nodeId == 0 {
+            throw LogbookError(
+                .badMetadata, "node 0 is no node (node ids start at 1)", path: directory)
+        }
         let existing =
             fileSystem.exists(directory)
             ? try read(directory: directory, fileSystem: fileSystem) : nil
@@ -76,10 +101,12 @@ struct NodeMetadata: Codable, Equatable {
                 path: directory)
         case (nil, let requested?):
             do { try options.log.validate() } catch { throw LogbookError(error) }
+            try refuseAdoption(directory: directory, fileSystem: fileSystem)
             do { try fileSystem.createDirectory(directory) } catch { throw LogbookError(error) }
             let created = NodeMetadata(
                 formatVersion: currentFormatVersion, nodeId: requested,
-                segmentSizeMax: options.recordsSegmentSize ? options.log.segmentSizeMax : nil)
+                segmentSizeMax: options.recordsSegmentSize ? options.log.segmentSizeMax : nil,
+                logId: (options.log.identity ?? .random()).hex)
             try created.write(directory: directory, fileSystem: fileSystem)
             return created
         case (nil, nil):
@@ -88,6 +115,26 @@ struct NodeMetadata: Codable, Equatable {
                 "not a Logbook directory (no \(fileName)); create it with `logbook init \(directory) --node N` (or open it with a node id)",
                 path: directory)
         }
+    }
+
+    /// Refuses to create metadata in a directory that already holds a log: its
+    /// `logbook.json` was lost, and the node that wrote the log is not known (a new node id
+    /// would make this node write as another, or adopt another node's records as its own).
+    private static func refuseAdoption(directory: String, fileSystem: any FileSystem)
+        throws(LogbookError)
+    {
+        guard fileSystem.exists(directory) else { return }
+        let names: [String]
+        do { names = try fileSystem.contentsOfDirectory(directory) } catch {
+            throw LogbookError(error)
+        }
+        guard let found = names.sorted().first(where: SegmentFileName.isLogFile) else { return }
+        throw LogbookError(
+            .badMetadata,
+            "the directory holds a log (\(found)) but no \(fileName): the file that names its "
+                + "node was removed or lost. Restore \(fileName) from a copy of this directory; "
+                + "a log is never adopted by a new node id",
+            path: directory)
     }
 
     /// Writes the metadata durably.

@@ -249,8 +249,29 @@ extension Log {
 
     /// Records the current segments in the manifest, durably.
     func writeManifest() throws(StorageError) {
-        try SegmentManifest(sealed: sealed, activeBaseOffset: active.index.baseOffset)
-            .write(directory: directory, fileSystem: fileSystem)
+        try currentManifest().write(directory: directory, fileSystem: fileSystem)
+    }
+
+    /// The manifest of the log as it stands, with `pendingSwap` when one is being made.
+    func currentManifest(pendingSwap: SegmentManifest.PendingSwap? = nil) -> SegmentManifest {
+        SegmentManifest(
+            identity: identity, history: history, sealed: sealed,
+            activeBaseOffset: active.index.baseOffset, pendingSwap: pendingSwap)
+    }
+
+    /// Begins a new history (`LogHistory`) starting at the log's end, durably, before a
+    /// rewrite removes records (tombstone GC): from then on a snapshot of the state before
+    /// it names an earlier history and is set aside. A crash before the rewrite finished
+    /// leaves the new history and the old records: nothing is lost, the snapshots of the
+    /// old history are set aside all the same (they are caches).
+    public func beginHistory() throws(StorageError) {
+        try requireWritable("beginning a history")
+        let previous = history
+        history = .beginning(at: nextOffset)
+        do throws(StorageError) { try writeManifest() } catch {
+            history = previous
+            throw error
+        }
     }
 
     /// Writes a segment's index beside it (temporary file, then rename). Not fsynced: an

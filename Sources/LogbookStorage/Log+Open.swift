@@ -31,7 +31,8 @@ extension Log {
             directory: directory, fileSystem: fileSystem, configuration: configuration,
             clock: clock,
             sealed: outcome.sealed, active: outcome.active, recovery: outcome.report,
-            epochs: try LogEpochs.read(directory: directory, fileSystem: fileSystem))
+            epochs: try LogEpochs.read(directory: directory, fileSystem: fileSystem),
+            identity: outcome.identity, history: outcome.history)
         log.lease = lease
         #if LOGBOOK_VERIFY
             log.checkInvariants()
@@ -73,7 +74,7 @@ extension Log {
             directory: directory, fileSystem: fileSystem, configuration: configuration,
             clock: nil, sealed: outcome.sealed, active: outcome.active, recovery: outcome.report,
             epochs: try LogEpochs.read(directory: directory, fileSystem: fileSystem),
-            isReadOnly: true)
+            identity: outcome.identity, history: outcome.history, isReadOnly: true)
         log.lease = lease
         return log
     }

@@ -46,6 +46,10 @@ public final class Log {
     public let isReadOnly: Bool
     /// The log's epochs; this open starts one at its first append.
     var epochs: LogEpochs
+    /// Which log this is (from its manifest; see `LogIdentity`).
+    public let identity: LogIdentity
+    /// The history the log replays to; a tombstone GC begins a new one (`beginHistory`).
+    public internal(set) var history: LogHistory
     /// The directory's lock, held until `close` (exclusive, or shared when read-only).
     var lease: (any DirectoryLease)?
     let metrics = StorageMetrics()
@@ -78,9 +82,12 @@ public final class Log {
     init(
         directory: String, fileSystem: any FileSystem, configuration: LogConfiguration,
         clock: (any LogClock)?, sealed: [SegmentIndex], active: ActiveSegment,
-        recovery: RecoveryReport, epochs: LogEpochs, isReadOnly: Bool = false
+        recovery: RecoveryReport, epochs: LogEpochs, identity: LogIdentity, history: LogHistory,
+        isReadOnly: Bool = false
     ) {
         self.isReadOnly = isReadOnly
+        self.identity = identity
+        self.history = history
         var epochs = epochs
         var recovery = recovery
         recovery.epochActions = epochs.forgetEpochs(startingPast: active.index.nextOffset)

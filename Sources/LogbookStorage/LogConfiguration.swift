@@ -36,6 +36,11 @@ public struct LogConfiguration: Sendable {
     /// durability guarantee: what was not synced is still not promised. Default 1 MiB; 0
     /// never starts write-back early.
     public var writebackAfterBytes: Int = 1024 * 1024
+    /// The identity the log must have (`LogIdentity`), when its owner keeps it elsewhere
+    /// (the engine keeps it in `logbook.json`): a manifest naming another is refused
+    /// (`corruption`), and a manifest created or rebuilt gets this one. nil: the manifest's,
+    /// or a new random one for a new log. Default nil.
+    public var identity: LogIdentity? = nil
 
     /// The defaults.
     public init() {}

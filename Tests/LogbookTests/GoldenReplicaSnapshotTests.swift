@@ -1,14 +1,16 @@
 import Foundation
 import LogbookCRDT
+import LogbookStorage
 import Testing
 
 @testable import Logbook
 
 // A golden replica snapshot pins the snapshot format (docs/format/replica-snapshot.md):
-// Fixtures/snapshot-v2/replica.snapshot.hex is the file written for the state below, 64 hex
+// Fixtures/snapshot-v3/replica.snapshot.hex is the file written for the state below, 64 hex
 // digits a line. Encoding the state must give those bytes; decoding them must give the
-// state; every truncation and every flipped byte must be refused, never trusted. The file
-// format 1 wrote for the same state (Fixtures/snapshot-v1) must still load.
+// state; every truncation and every flipped byte must be refused, never trusted. The files
+// formats 1 and 2 wrote for the same state (Fixtures/snapshot-v1, -v2) must still decode,
+// and the loader must refuse to open a log from them: they name no log.
 // Regenerate with LOGBOOK_UPDATE_GOLDEN=1 only for a deliberate format change.
 @Suite struct GoldenReplicaSnapshotTests {
     static func fixtureURL(version: Int) -> URL {
@@ -16,7 +18,16 @@ import Testing
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/snapshot-v\(version)/replica.snapshot.hex")
     }
-    static let expectedURL = fixtureURL(version: 2)
+    static let expectedURL = fixtureURL(version: 3)
+    static let identity = LogIdentity(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210)
+    static let historyId: UInt64 = 0x5EED_0F_1057
+
+    static func encode(_ state: some ReplicaContents, epochId: UInt64) -> (
+        bytes: [UInt8], header: ReplicaSnapshotFile
+    ) {
+        ReplicaSnapshotCodec.encode(
+            state, offset: 42, epochId: epochId, identity: identity, historyId: historyId)
+    }
 
     /// Two live records (one with a deleted field, one with a remote column), a tombstone.
     static func state() -> CRDT<String, String, Value> {
@@ -55,7 +66,7 @@ import Testing
 
     @Test func theGoldenSnapshotRoundTrips() throws {
         let state = Self.state()
-        let (encoded, header) = ReplicaSnapshotCodec.encode(state, offset: 42, epochId: 0xABCD_EF01)
+        let (encoded, header) = Self.encode(state, epochId: 0xABCD_EF01)
         if ProcessInfo.processInfo.environment["LOGBOOK_UPDATE_GOLDEN"] == "1" {
             try Self.hexLines(encoded).write(
                 to: Self.expectedURL, atomically: true, encoding: .utf8)
@@ -66,6 +77,7 @@ import Testing
 
         let decoded = try ReplicaSnapshotCodec.decode(golden, nodeId: 7).get()
         #expect(decoded.0.offset == 42 && decoded.0.epochId == 0xABCD_EF01)
+        #expect(decoded.0.identity == Self.identity && decoded.0.historyId == Self.historyId)
         #expect(decoded.0.clock == state.getClock().currentTime())
         #expect(decoded.1.getChangesSince(0) == state.getChangesSince(0))
         #expect(decoded.1.getTombstones() == state.getTombstones())
@@ -81,11 +93,10 @@ import Testing
         let state = Self.state()
         let old = Self.bytes(
             hex: try String(contentsOf: Self.fixtureURL(version: 1), encoding: .utf8))
-        let (current, currentHeader) = ReplicaSnapshotCodec.encode(
-            state, offset: 42, epochId: 0xABCD_EF01)
-        #expect(old.count == current.count)
-        #expect(
-            old[ReplicaSnapshotFile.headerSize...] == current[ReplicaSnapshotFile.headerSize...])
+        let (current, currentHeader) = Self.encode(state, epochId: 0xABCD_EF01)
+        let oldHeaderSize = ReplicaSnapshotFile.headerSizeBeforeVersion3
+        #expect(old.count + ReplicaSnapshotFile.headerSize - oldHeaderSize == current.count)
+        #expect(old[oldHeaderSize...] == current[ReplicaSnapshotFile.headerSize...])
         #expect(old[4..<8] == [1, 0, 0, 0])
         #expect(old[40..<56] != current[40..<56])  // the digest field
 
@@ -98,8 +109,25 @@ import Testing
         #expect(restored.getTombstones() == state.getTombstones())
     }
 
+    /// Formats 1 and 2 decode, but name no log: opening a log sets them aside, whatever
+    /// their offset and epoch.
+    @Test(arguments: [1, 2])
+    func aSnapshotThatNamesNoLogIsNotLoaded(version: Int) throws {
+        let old = Self.bytes(
+            hex: try String(contentsOf: Self.fixtureURL(version: version), encoding: .utf8))
+        let (header, _) = try ReplicaSnapshotCodec.decode(old, nodeId: 7).get()
+        #expect(header.identity == nil && header.version == UInt32(version))
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("golden-snapshot-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = try Log.open(directory: directory)
+        defer { try? log.close() }
+        let reason = try #require(SnapshotLoader.rejection(of: header, log: log))
+        #expect(reason.contains("names no log"), "\(reason)")
+    }
+
     @Test func everyTruncationAndEveryFlippedByteIsRefused() throws {
-        let (encoded, _) = ReplicaSnapshotCodec.encode(Self.state(), offset: 42, epochId: 1)
+        let (encoded, _) = Self.encode(Self.state(), epochId: 1)
         for cut in 0..<encoded.count {
             if case .success = ReplicaSnapshotCodec.decode(Array(encoded.prefix(cut)), nodeId: 7) {
                 Issue.record("truncation to \(cut) bytes was accepted")

@@ -1,4 +1,5 @@
 import LogbookCRDT
+import LogbookStorage
 import Testing
 
 @testable import Logbook
@@ -50,7 +51,8 @@ import Testing
         let replicas = TwoReplicas(
             first: Self.replica(writes: 1, deleted: firstDeleted),
             second: Self.replica(writes: 3, deleted: secondDeleted))
-        let (bytes, header) = ReplicaSnapshotCodec.encode(replicas, offset: 10, epochId: 1)
+        let (bytes, header) = ReplicaSnapshotCodec.encode(
+            replicas, offset: 10, epochId: 1, identity: .random(), historyId: 1)
         #expect(header.entryCount == 2, "\(overlap)")
         switch ReplicaSnapshotCodec.decode(bytes, nodeId: 7) {
         case .success: Issue.record("\(overlap): a snapshot of overlapping entries was loaded")
@@ -58,7 +60,8 @@ import Testing
             #expect(rejection.reason.contains("some overlap"), "\(overlap): \(rejection.reason)")
         }
         // Either replica alone loads: the refusal is the overlap's.
-        let (alone, _) = ReplicaSnapshotCodec.encode(replicas.second, offset: 10, epochId: 1)
+        let (alone, _) = ReplicaSnapshotCodec.encode(
+            replicas.second, offset: 10, epochId: 1, identity: .random(), historyId: 1)
         #expect(throws: Never.self) { try ReplicaSnapshotCodec.decode(alone, nodeId: 7).get() }
     }
 
@@ -77,7 +80,7 @@ import Testing
         let header = ReplicaSnapshotFile(
             nodeId: 7, offset: 10, epochId: 1, clock: 1, digest: StateDigest(high: 0, low: 0),
             check: body.check, entryCount: body.count, bodyLength: UInt64(body.bytes.count),
-            lastBatchCRC: body.lastBatchCRC)
+            identity: .random(), historyId: 1, lastBatchCRC: body.lastBatchCRC)
         let result = ReplicaSnapshotCodec.decode(header.encodedHeader() + body.bytes, nodeId: 7)
         switch (result, flags) {
         case (.success(let (_, state)), 0): #expect(state.getChangesSince(0).count == 1)

@@ -13,6 +13,7 @@ extension Logbook {
     ) throws(LogbookError) -> TombstoneCollectionReport {
         let started = ContinuousClock.now
         defer { metrics.collectionDuration.record(since: started) }
+        try peers.requireMembershipKept()
         // The rule reads cursors and acknowledgements: none may name merges this log lost
         // (`PeerLedger+PullPositions`), and none may lag after a power cut
         // (`PeerLedger.Persistence.progress`). A dry run writes nothing, so a cursor it

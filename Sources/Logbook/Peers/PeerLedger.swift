@@ -105,9 +105,9 @@ public final class PeerLedger: @unchecked Sendable {
         case progress
     }
 
-    private let directory: String
+    let directory: String
     private let path: String
-    private let fileSystem: any FileSystem
+    let fileSystem: any FileSystem
     private let clock: any WallClock
     private let lock = NSLock()
     private var entries: [String: Entry]
@@ -255,6 +255,7 @@ public final class PeerLedger: @unchecked Sendable {
             $0.registered = true
             $0.removed = nil
         }
+        try recordMembership()
     }
 
     /// Removes node `nodeId` from the peers: GC no longer waits for it. A removed node must
@@ -265,6 +266,13 @@ public final class PeerLedger: @unchecked Sendable {
             $0.registered = nil
             $0.removed = true
         }
+    }
+
+    /// True when the ledger names a membership: a peer registered or removed.
+    public var hasMembership: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.values.contains { $0.registered == true || $0.removed == true }
     }
 
     /// The registered peers' node ids, ascending.

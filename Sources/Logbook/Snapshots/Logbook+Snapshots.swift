@@ -40,8 +40,8 @@ extension Logbook {
         defer { snapshotWriting.unlock() }
         let started = ContinuousClock.now
         defer { metrics.snapshotDuration.record(since: started) }
-        let (state, offset, epochId, lastOffset) = try locked {
-            () throws(LogbookError) -> (ReplicaState, UInt64, UInt64, UInt64?) in
+        let (state, offset, epochId, lastOffset, historyId) = try locked {
+            () throws(LogbookError) -> (ReplicaState, UInt64, UInt64, UInt64?, UInt64) in
             if let failure { throw failure }
             guard snapshots.suspended == 0 else {
                 throw LogbookError(
@@ -52,15 +52,18 @@ extension Logbook {
             let offset = log.nextOffset
             return (
                 crdt.copy(), offset, offset > 0 ? log.epochId(holding: offset - 1) : 0,
-                snapshots.lastOffset
+                snapshots.lastOffset, log.history.id
             )
         }
         let name = ReplicaSnapshotFile.fileName(offset: offset)
         let path = directory + "/" + name
-        if lastOffset == offset, let existing = try? existingReport(path, name: name) {
+        if lastOffset == offset,
+            let existing = try? existingReport(path, name: name, historyId: historyId)
+        {
             return existing
         }
-        let (bytes, header) = ReplicaSnapshotCodec.encode(state, offset: offset, epochId: epochId)
+        let (bytes, header) = ReplicaSnapshotCodec.encode(
+            state, offset: offset, epochId: epochId, identity: log.identity, historyId: historyId)
         do throws(StorageError) {
             try fileSystem.replaceFile(path, with: bytes, durable: true)
         } catch {
@@ -78,12 +81,18 @@ extension Logbook {
     public var lastSnapshotFailure: String? { locked { snapshots.lastFailure } }
 
     /// The report for a snapshot already on disk, from its header.
-    private func existingReport(_ path: String, name: String) throws -> SnapshotReport {
+    private func existingReport(_ path: String, name: String, historyId: UInt64) throws
+        -> SnapshotReport
+    {
         let file = try fileSystem.open(path, mode: .read)
         defer { try? file.close() }
         let size = try file.size()
         let bytes = try file.read(at: 0, count: ReplicaSnapshotFile.headerSize)
         let header = try bytes.withUnsafeBytes { try ReplicaSnapshotFile.decodeHeader($0).get() }
+        // One of another format, log or history at the same offset is replaced, not kept.
+        guard header.identity == log.identity, header.historyId == historyId else {
+            throw CheckpointRejection("not of this log and history")
+        }
         return SnapshotReport(
             file: name, offset: header.offset, entries: header.entryCount, bytes: size,
             digest: header.digest.description, written: false, seconds: 0)
@@ -147,12 +156,17 @@ extension Logbook {
     /// truth until the next snapshot. Waits for a snapshot being written.
     func withSnapshotsSuspended<R>(_ body: () throws(LogbookError) -> R) throws(LogbookError) -> R {
         snapshotWriting.lock()
-        locked {
+        // The new history is durable before any snapshot goes and any record is rewritten:
+        // a snapshot of the state before, copied back or left behind by a failed removal,
+        // then names an earlier history and is set aside instead of loaded.
+        var removal: StorageError? = locked { () -> StorageError? in
             snapshots.suspended += 1
             snapshots.lastOffset = nil
+            do throws(StorageError) { try log.beginHistory() } catch { return error }
+            return nil
         }
-        var removal: StorageError?
-        for file in Self.snapshotFiles(directory: directory, fileSystem: fileSystem) {
+        for file in Self.snapshotFiles(directory: directory, fileSystem: fileSystem)
+        where removal == nil {
             do throws(StorageError) {
                 try fileSystem.removeFile(directory + "/" + file.name)
             } catch {

@@ -6,7 +6,8 @@ import LogbookStorage
 enum ReplicaSnapshotCodec {
     /// The whole file for `replica`'s state, covering the log below `offset`.
     static func encode(
-        _ replica: some ReplicaContents, offset: UInt64, epochId: UInt64
+        _ replica: some ReplicaContents, offset: UInt64, epochId: UInt64, identity: LogIdentity,
+        historyId: UInt64
     ) -> (bytes: [UInt8], header: ReplicaSnapshotFile) {
         var body = ReplicaSnapshotBodyWriter()
         ReplicaStateEntries.forEach(replica) { record, version in
@@ -17,7 +18,7 @@ enum ReplicaSnapshotCodec {
             nodeId: replica.getNodeId(), offset: offset, epochId: epochId,
             clock: replica.getClock().currentTime(), digest: StateDigest(of: replica),
             check: body.check, entryCount: body.count, bodyLength: UInt64(body.bytes.count),
-            lastBatchCRC: body.lastBatchCRC)
+            identity: identity, historyId: historyId, lastBatchCRC: body.lastBatchCRC)
         return (header.encodedHeader() + body.bytes, header)
     }
 
@@ -37,7 +38,7 @@ enum ReplicaSnapshotCodec {
             guard header.nodeId == nodeId else {
                 return .failure(.init("taken by node \(header.nodeId), this is node \(nodeId)"))
             }
-            let body = UnsafeRawBufferPointer(rebasing: buffer[ReplicaSnapshotFile.headerSize...])
+            let body = UnsafeRawBufferPointer(rebasing: buffer[header.encodedHeaderSize...])
             if let rejection = header.bodyLengthRejection(byteCount: UInt64(body.count)) {
                 return .failure(rejection)
             }

@@ -38,17 +38,20 @@ enum SnapshotLoader {
             let file = try fileSystem.open(path, mode: .read)
             defer { try? file.close() }
             let size = try file.size()
-            guard size >= Int64(ReplicaSnapshotFile.headerSize), size <= Int64(Int.max) else {
+            guard size >= Int64(ReplicaSnapshotFile.headerSizeBeforeVersion3),
+                size <= Int64(Int.max)
+            else {
                 return .failure(.init("\(size) bytes: shorter than a snapshot header"))
             }
-            let headerBytes = try file.read(at: 0, count: ReplicaSnapshotFile.headerSize)
+            let headerBytes = try file.read(
+                at: 0, count: Int(min(size, Int64(ReplicaSnapshotFile.headerSize))))
             let header = try headerBytes.withUnsafeBytes {
                 try ReplicaSnapshotFile.decodeHeader($0).get()
             }
             if let reason = rejection(of: header, log: log) { return .failure(.init(reason)) }
             // Checked before the body is read: a file longer than its header says (a sparse
             // one of terabytes, say) is refused without being read into memory.
-            let bodySize = UInt64(size) - UInt64(ReplicaSnapshotFile.headerSize)
+            let bodySize = UInt64(size) - UInt64(header.encodedHeaderSize)
             if let rejection = header.bodyLengthRejection(byteCount: bodySize) {
                 return .failure(rejection)
             }
@@ -65,6 +68,19 @@ enum SnapshotLoader {
     /// still hold every record from the snapshot's offset on, and the record before that
     /// offset must have been written in the epoch the snapshot names.
     static func rejection(of header: ReplicaSnapshotFile, log: Log) -> String? {
+        guard let identity = header.identity else {
+            return "snapshot format \(header.version) names no log: it cannot prove it belongs "
+                + "to this one (the log is replayed instead, and the next snapshot names it)"
+        }
+        guard identity == log.identity else {
+            return "taken of log \(identity.hex), this is log \(log.identity.hex): copied in "
+                + "from another directory"
+        }
+        guard header.historyId == log.history.id else {
+            return "taken in history \(header.historyId), before the tombstone GC that began "
+                + "this log's history \(log.history.id) at offset \(log.history.startOffset): "
+                + "loaded, it would bring collected records back"
+        }
         guard header.offset <= log.nextOffset else {
             return "covers offset \(header.offset), the log ends at \(log.nextOffset)"
         }

@@ -47,8 +47,7 @@ extension Log {
         // The manifest records the swap before it becomes authoritative: recovery applies a
         // swap file only if it is this one.
         do throws(StorageError) {
-            try SegmentManifest(
-                sealed: sealed, activeBaseOffset: active.index.baseOffset,
+            try currentManifest(
                 pendingSwap: SegmentManifest.PendingSwap(
                     range: run.baseOffset..<run.endOffset, sizeBytes: rewrite.index.segmentSize,
                     lastBatchCRC: rewrite.lastBatchCRC)

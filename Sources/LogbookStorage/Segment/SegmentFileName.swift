@@ -61,6 +61,11 @@ public enum SegmentFileName {
         baseOffset(of: name, suffix: segmentSuffix)
     }
 
+    /// True for the name of a file only a log holds: a segment or the segment manifest.
+    public static func isLogFile(_ name: String) -> Bool {
+        baseOffset(ofSegment: name) != nil || name == SegmentManifest.fileName
+    }
+
     /// The base offset an index file name encodes, or nil if the name is not one.
     public static func baseOffset(ofIndex name: String) -> UInt64? {
         baseOffset(of: name, suffix: indexSuffix)

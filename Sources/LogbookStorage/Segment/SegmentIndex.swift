@@ -5,9 +5,10 @@
 /// Derived data: persisted beside a sealed segment, checked against the segment's size and
 /// its own CRC when loaded, and rebuilt from the batch headers whenever it does not match.
 ///
-/// File layout (little-endian): `u32 magic "LGIX" | u16 version 1 | u16 0 | u64 baseOffset |
-/// u64 nextOffset | u64 segmentSize | u64 maxVersion | u32 entryCount | entries (u64 offset,
-/// u64 position)... | u32 CRC32C of everything before`.
+/// File layout (little-endian): `u32 magic "LGIX" | u16 version 2 | u16 0 | u64 baseOffset |
+/// u64 nextOffset | u64 segmentSize | u64 maxVersion | u64 lastBatchPosition | u32
+/// lastBatchCRC | u32 entryCount | entries (u64 offset, u64 position)... | u32 CRC32C of
+/// everything before`. Version 1 (without the last batch) is not read: it is rebuilt.
 public struct SegmentIndex: Hashable, Sendable {
     /// One sparse entry: a batch's base offset and its byte position.
     public struct Entry: Hashable, Sendable {
@@ -18,7 +19,7 @@ public struct SegmentIndex: Hashable, Sendable {
     }
 
     static let magic: UInt32 = 0x5849_474C  // "LGIX"
-    static let version: UInt16 = 1
+    static let version: UInt16 = 2
 
     /// The segment's first offset (from its name).
     public var baseOffset: UInt64
@@ -28,6 +29,12 @@ public struct SegmentIndex: Hashable, Sendable {
     public var segmentSize: Int64
     /// The largest record version in the segment (0 when empty).
     public var maxVersion: UInt64
+    /// The byte position of the last batch (-1 when empty).
+    public var lastBatchPosition: Int64 = -1
+    /// The batch CRC of the last batch (0 when empty). The batches chain their CRCs, so
+    /// this one stands for every byte of the segment: the manifest records it for each
+    /// sealed segment, and opening compares it with the segment's last batch header.
+    public var lastBatchCRC: UInt32 = 0
     /// Sparse entries, ascending by offset and position.
     public private(set) var entries: [Entry] = []
     private var lastIndexedPosition: Int64 = -1
@@ -50,6 +57,8 @@ public struct SegmentIndex: Hashable, Sendable {
             lastIndexedPosition = position
         }
         nextOffset = header.nextOffset
+        lastBatchPosition = position
+        lastBatchCRC = header.batchCRC
         segmentSize = position + Int64(header.totalSize)
         maxVersion = max(maxVersion, header.maxVersion)
     }
@@ -75,6 +84,8 @@ public struct SegmentIndex: Hashable, Sendable {
         bytes.appendLittleEndian(nextOffset)
         bytes.appendLittleEndian(UInt64(segmentSize))
         bytes.appendLittleEndian(maxVersion)
+        bytes.appendLittleEndian(UInt64(bitPattern: lastBatchPosition))
+        bytes.appendLittleEndian(lastBatchCRC)
         bytes.appendLittleEndian(UInt32(entries.count))
         for entry in entries {
             bytes.appendLittleEndian(entry.offset)
@@ -88,7 +99,7 @@ public struct SegmentIndex: Hashable, Sendable {
     public static func decode(_ bytes: [UInt8], baseOffset: UInt64, segmentSize: Int64)
         -> SegmentIndex?
     {
-        let fixedSize = 44
+        let fixedSize = 56
         guard bytes.count >= fixedSize + 4 else { return nil }
         return bytes.withUnsafeBytes { raw -> SegmentIndex? in
             func u32(_ at: Int) -> UInt32 {
@@ -97,7 +108,7 @@ public struct SegmentIndex: Hashable, Sendable {
             func u64(_ at: Int) -> UInt64 {
                 raw.loadUnaligned(fromByteOffset: at, as: UInt64.self).littleEndian
             }
-            let count = Int(u32(40))
+            let count = Int(u32(52))
             guard count <= bytes.count / 16, bytes.count == fixedSize + count * 16 + 4,
                 u32(0) == magic,
                 raw.loadUnaligned(fromByteOffset: 4, as: UInt16.self).littleEndian == version,
@@ -109,11 +120,18 @@ public struct SegmentIndex: Hashable, Sendable {
             index.nextOffset = u64(16)
             index.segmentSize = segmentSize
             index.maxVersion = u64(32)
+            index.lastBatchPosition = Int64(bitPattern: u64(40))
+            index.lastBatchCRC = u32(48)
+            guard
+                segmentSize == 0
+                    ? index.lastBatchPosition == -1
+                    : (0..<segmentSize).contains(index.lastBatchPosition)
+            else { return nil }
             var previous: Entry?
             for number in 0..<count {
                 let entry = Entry(
-                    offset: u64(44 + number * 16),
-                    position: Int64(bitPattern: u64(52 + number * 16)))
+                    offset: u64(fixedSize + number * 16),
+                    position: Int64(bitPattern: u64(fixedSize + 8 + number * 16)))
                 guard entry.position >= 0, entry.position < segmentSize, entry.offset >= baseOffset,
                     entry.offset < index.nextOffset
                 else { return nil }

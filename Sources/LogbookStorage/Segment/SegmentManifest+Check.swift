@@ -14,7 +14,9 @@ extension SegmentManifest {
         else { return resolved }
         resolved.sealed.removeAll { swap.range.contains($0.baseOffset) }
         resolved.sealed.insert(
-            Sealed(baseOffset: swap.range.lowerBound, sizeBytes: swap.sizeBytes), at: start)
+            Sealed(
+                baseOffset: swap.range.lowerBound, sizeBytes: swap.sizeBytes,
+                lastBatchCRC: swap.lastBatchCRC), at: start)
         return resolved
     }
 
@@ -63,4 +65,50 @@ extension SegmentManifest {
                 + "or, to accept the loss, remove \(Self.fileName)",
             path: directory)
     }
+}
+
+extension SegmentManifest {
+    /// Checks that every sealed segment, as recovery read it, ends in the batch the manifest
+    /// recorded when it was sealed. The last batch's CRC covers the CRC before it, and so
+    /// every batch of the segment: a segment of the same name and size copied from another
+    /// log, or two segments of one size whose names were swapped, end in another batch.
+    /// Throws `.corruption` naming each segment that does not belong. A version 1 manifest
+    /// recorded no CRCs: nothing to compare.
+    func checkLastBatches(of segments: [SegmentIndex], directory: String) throws(StorageError) {
+        let recorded = Dictionary(
+            sealed.map { ($0.baseOffset, $0.lastBatchCRC) }, uniquingKeysWith: { first, _ in first }
+        )
+        var problems: [String] = []
+        for segment in segments {
+            guard let expected = recorded[segment.baseOffset] ?? nil,
+                expected != segment.lastBatchCRC
+            else { continue }
+            problems.append(
+                "\(SegmentFileName.segment(baseOffset: segment.baseOffset)) ends in a batch with "
+                    + "CRC \(hex(segment.lastBatchCRC)), but this log sealed it with "
+                    + "\(hex(expected))")
+        }
+        guard !problems.isEmpty else { return }
+        throw StorageError(
+            .corruption,
+            problems.joined(separator: "; ")
+                + ": it holds another segment's bytes (copied from another log, or renamed). "
+                + "Put the log's own segment back; opening would read the wrong records",
+            path: directory)
+    }
+
+    /// Refuses a manifest of another log than the one `expected` names.
+    func checkIdentity(expected: LogIdentity?, directory: String) throws(StorageError) {
+        guard let expected, let identity, identity != expected else { return }
+        throw StorageError(
+            .corruption,
+            "\(Self.fileName) belongs to log \(identity.hex), not to this directory's log "
+                + "\(expected.hex): the segments were copied in from another log",
+            path: directory + "/" + Self.fileName)
+    }
+}
+
+private func hex(_ crc: UInt32) -> String {
+    let digits = String(crc, radix: 16)
+    return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
 }

@@ -10,6 +10,8 @@ enum SegmentRecovery {
         var sealed: [SegmentIndex]
         var active: Log.ActiveSegment
         var report: RecoveryReport
+        var identity: LogIdentity
+        var history: LogHistory
     }
 
     /// With `readOnly`, nothing is changed: what would be repaired is reported or done in
@@ -21,6 +23,9 @@ enum SegmentRecovery {
         var report = RecoveryReport()
         report.isReadOnly = readOnly
         let manifest = try SegmentManifest.read(directory: directory, fileSystem: fileSystem)
+        try manifest?.checkIdentity(expected: configuration.identity, directory: directory)
+        let identity = manifest?.identity ?? configuration.identity ?? .random()
+        let history = manifest?.history ?? .beginning(at: 0)
         if readOnly {
             try refuseUnfinishedSwap(directory: directory, fileSystem: fileSystem)
         } else {
@@ -62,9 +67,11 @@ enum SegmentRecovery {
             let active = Log.ActiveSegment(
                 file: file, index: SegmentIndex(baseOffset: 0), lastBatchCRC: 0,
                 createdAtNanoseconds: now)
-            try SegmentManifest(sealed: [], activeBaseOffset: 0)
-                .write(directory: directory, fileSystem: fileSystem)
-            return Outcome(sealed: [], active: active, report: report)
+            try SegmentManifest(
+                identity: identity, history: history, sealed: [], activeBaseOffset: 0
+            ).write(directory: directory, fileSystem: fileSystem)
+            return Outcome(
+                sealed: [], active: active, report: report, identity: identity, history: history)
         }
         var sealed: [SegmentIndex] = []
         for base in baseOffsets.dropLast() {
@@ -79,6 +86,7 @@ enum SegmentRecovery {
             }
             sealed.append(index)
         }
+        try checked?.checkLastBatches(of: sealed, directory: directory)
         let active = try recoverActive(
             activeBase, directory: directory, fileSystem: fileSystem, configuration: configuration,
             createdAt: now, readOnly: readOnly, report: &report)
@@ -88,14 +96,20 @@ enum SegmentRecovery {
                 "active segment starts at offset \(active.index.baseOffset), before the previous one ends at \(previous.nextOffset)",
                 path: directory + "/" + SegmentFileName.segment(baseOffset: activeBase))
         }
-        let current = SegmentManifest(sealed: sealed, activeBaseOffset: activeBase)
+        let current = SegmentManifest(
+            identity: identity, history: history, sealed: sealed, activeBaseOffset: activeBase)
         if current != manifest && !readOnly {
             if checked == nil {
                 report.manifestActions.append("created \(SegmentManifest.fileName)")
+            } else if checked?.identity == nil {
+                report.manifestActions.append(
+                    "wrote \(SegmentManifest.fileName) in version 2 (the log's identity, its "
+                        + "history and each sealed segment's last batch CRC)")
             }
             try current.write(directory: directory, fileSystem: fileSystem)
         }
-        return Outcome(sealed: sealed, active: active, report: report)
+        return Outcome(
+            sealed: sealed, active: active, report: report, identity: identity, history: history)
     }
 
     /// A read-only open cannot finish a swap, nor read the log consistently without it.
@@ -139,7 +153,9 @@ enum SegmentRecovery {
             let bytes = try indexFile.read(
                 at: 0, count: Int(min(try indexFile.size(), 64 + 16 * (size / 64 + 1))))
             try indexFile.close()
-            if let index = SegmentIndex.decode(bytes, baseOffset: base, segmentSize: size) {
+            if let index = SegmentIndex.decode(bytes, baseOffset: base, segmentSize: size),
+                try endsInItsLastBatch(file, index: index)
+            {
                 return index
             }
         }
@@ -158,6 +174,23 @@ enum SegmentRecovery {
         try indexFile.close()
         try fileSystem.rename(temporaryPath, to: indexPath)
         return index
+    }
+
+    /// Whether the segment's last batch is the one its index names: its header, read from
+    /// the segment, is valid, carries the CRC the index recorded, ends the file and ends at
+    /// the index's next offset. One read of a header: an index kept beside a segment that
+    /// was replaced (the same name and size, copied from elsewhere) does not vouch for it.
+    private static func endsInItsLastBatch(_ file: any StorageFile, index: SegmentIndex)
+        throws(StorageError) -> Bool
+    {
+        guard index.lastBatchPosition >= 0 else { return index.segmentSize == 0 }
+        let bytes = try file.read(at: index.lastBatchPosition, count: BatchHeader.size)
+        guard bytes.count == BatchHeader.size,
+            case .success(let header) = bytes.withUnsafeBytes({ BatchHeader.decode($0) })
+        else { return false }
+        return header.batchCRC == index.lastBatchCRC
+            && index.lastBatchPosition + Int64(header.totalSize) == index.segmentSize
+            && header.nextOffset == index.nextOffset
     }
 
     /// Reads the whole active segment; cuts an invalid tail, or throws if valid data follows

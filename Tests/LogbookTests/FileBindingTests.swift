@@ -1,0 +1,190 @@
+import Foundation
+import Logbook
+import LogbookCRDT
+import LogbookStorage
+import LogbookTesting
+import Testing
+
+// Every file of a Logbook directory proves it belongs to the log it sits in: `logbook.json`
+// names the node and the log's identity, the manifest the same identity, a snapshot the
+// identity and the history it was taken in. Before, a snapshot from before a tombstone GC
+// copied back brought collected records back, a lost `logbook.json` let any node id adopt
+// the log, node 0 opened, and a lost `peers.json` made GC standalone.
+@Suite struct FileBindingTests {
+    private func gc(_ logbook: Logbook, _ peers: PeerLedger) throws -> TombstoneCollectionReport {
+        var options = TombstoneCollectionOptions()
+        options.retentionSeconds = 0
+        options.now = Date(timeIntervalSince1970: 1_000)
+        return try logbook.collectTombstones(peers: peers, options)
+    }
+
+    private func files(_ directory: TemporaryDirectory, suffix: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(suffix) }.sorted()
+    }
+
+    @Test func aSnapshotFromBeforeATombstoneGCIsSetAsideNotLoaded() async throws {
+        let directory = TemporaryDirectory()
+        let parked = TemporaryDirectory("parked")
+        defer {
+            directory.remove()
+            parked.remove()
+        }
+        let logbook = try Logbook.open(directory: directory.path, nodeId: 1)
+        try await logbook.insertOrUpdate("kept", fields: [("v", 1)])
+        try await logbook.insertOrUpdate("collected", fields: [("v", 2)])
+        _ = try logbook.writeSnapshot()
+        let snapshot = try #require(try files(directory, suffix: ".replica").first)
+        try FileManager.default.copyItem(
+            atPath: directory.appending(snapshot), toPath: parked.appending(snapshot))
+        try await logbook.deleteRecord("collected")
+        try logbook.sync()
+        let report = try gc(logbook, try PeerLedger(for: logbook))
+        #expect(report.collected == 1)
+        let digest = logbook.stateDigest()
+        try logbook.close()
+
+        // The operator copies the old snapshot back (a backup restore of one file).
+        for name in try files(directory, suffix: ".replica") {
+            try FileManager.default.removeItem(atPath: directory.appending(name))
+        }
+        try FileManager.default.copyItem(
+            atPath: parked.appending(snapshot), toPath: directory.appending(snapshot))
+        let reopened = try Logbook.open(directory: directory.path)
+        #expect(reopened.snapshotLoad.file == nil)
+        let reason = try #require(reopened.snapshotLoad.setAside.first)
+        #expect(reason.contains(snapshot) && reason.contains("tombstone GC"), "\(reason)")
+        #expect(reopened.getRecord("collected") == nil)
+        #expect(reopened.stateDigest() == digest)
+        #expect(
+            FileManager.default.fileExists(atPath: directory.appending(snapshot + ".set-aside")))
+        try reopened.close()
+    }
+
+    @Test func aSnapshotOfAnotherLogIsSetAside() async throws {
+        let directory = TemporaryDirectory()
+        let other = TemporaryDirectory("other")
+        defer {
+            directory.remove()
+            other.remove()
+        }
+        // The same node and the same writes on two directories: two logs, one state.
+        for path in [directory.path, other.path] {
+            let logbook = try Logbook.open(directory: path, nodeId: 1)
+            try await logbook.insertOrUpdate("lamp", fields: [("on", true)])
+            try logbook.close()
+        }
+        let otherLogbook = try Logbook.open(directory: other.path)
+        try await otherLogbook.insertOrUpdate("lamp", fields: [("on", false)])
+        _ = try otherLogbook.writeSnapshot()
+        try otherLogbook.close()
+        let logbook = try Logbook.open(directory: directory.path)
+        try await logbook.insertOrUpdate("door", fields: [("open", true)])
+        let offset = logbook.nextOffset
+        try logbook.close()
+        // A snapshot at the same offset, copied from the other directory.
+        let name = try #require(try files(other, suffix: ".replica").last)
+        try #require(name.contains(String(offset)))
+        try FileManager.default.copyItem(
+            atPath: other.appending(name), toPath: directory.appending(name))
+
+        let reopened = try Logbook.open(directory: directory.path)
+        defer { try? reopened.close() }
+        #expect(reopened.snapshotLoad.file == nil)
+        #expect(reopened.snapshotLoad.setAside.contains { $0.contains("taken of log") })
+        #expect(reopened.getRecord("lamp")?.field("on") == .bool(true))
+    }
+
+    @Test func nodeZeroIsRefusedWhereverItComesFrom() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        #expect(throws: LogbookError.self) {
+            try Logbook.open(directory: directory.path, nodeId: 0)
+        }
+        try Logbook.open(directory: directory.path, nodeId: 1).close()
+        let path = directory.appending(Logbook.metadataFileName)
+        let edited = try String(contentsOfFile: path, encoding: .utf8)
+            .replacingOccurrences(of: "\"nodeId\":1", with: "\"nodeId\":0")
+        try #require(edited.contains("\"nodeId\":0"))
+        try edited.write(toFile: path, atomically: true, encoding: .utf8)
+        do {
+            try Logbook.open(directory: directory.path).close()
+            Issue.record("node 0 opened")
+        } catch {
+            #expect(error.code == .badMetadata && error.message.contains("node 0"), "\(error)")
+        }
+    }
+
+    @Test(arguments: [1 as NodeId, 2])
+    func aLogWhoseMetadataWasLostIsNotAdopted(by node: NodeId) async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(directory: directory.path, nodeId: 1)
+        try await logbook.insertOrUpdate("lamp", fields: [("on", true)])
+        try logbook.close()
+        try FileManager.default.removeItem(atPath: directory.appending(Logbook.metadataFileName))
+        do {
+            try Logbook.open(directory: directory.path, nodeId: node).close()
+            Issue.record("node \(node) adopted the log")
+        } catch {
+            #expect(error.code == .badMetadata, "\(error)")
+            #expect(error.message.contains("holds a log"), "\(error.message)")
+        }
+        #expect(!Logbook.isLogbookDirectory(directory.path), "the refusal wrote metadata")
+    }
+
+    @Test func metadataOfAnotherLogIsRefused() throws {
+        let directory = TemporaryDirectory()
+        let other = TemporaryDirectory("other")
+        defer {
+            directory.remove()
+            other.remove()
+        }
+        try Logbook.open(directory: directory.path, nodeId: 1).close()
+        try Logbook.open(directory: other.path, nodeId: 1).close()
+        let name = Logbook.metadataFileName
+        let ours = try String(contentsOfFile: directory.appending(name), encoding: .utf8)
+        #expect(ours.contains("\"logId\":\""), "\(ours)")
+        try FileManager.default.removeItem(atPath: directory.appending(name))
+        try FileManager.default.copyItem(
+            atPath: other.appending(name), toPath: directory.appending(name))
+        do {
+            try Logbook.open(directory: directory.path).close()
+            Issue.record("another log's metadata was taken")
+        } catch {
+            #expect(error.code == .storage || error.code == .corruption, "\(error)")
+            #expect(error.message.contains("belongs to log"), "\(error.message)")
+        }
+    }
+
+    @Test(arguments: ["deleted", "{}"])
+    func aLostPeerLedgerStopsGCInsteadOfMakingItStandalone(loss: String) async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(directory: directory.path, nodeId: 1)
+        defer { try? logbook.close() }
+        try await logbook.insertOrUpdate("lamp", fields: [("on", true)])
+        try await logbook.deleteRecord("lamp")
+        try logbook.sync()
+        try PeerLedger(for: logbook).register(2)
+        let blocked = try gc(logbook, try PeerLedger(for: logbook))
+        #expect(blocked.collected == 0, "node 2 acknowledged nothing")
+
+        let ledger = directory.appending("peers.json")
+        if loss == "deleted" {
+            try FileManager.default.removeItem(atPath: ledger)
+        } else {
+            try loss.write(toFile: ledger, atomically: true, encoding: .utf8)
+        }
+        do {
+            _ = try gc(logbook, try PeerLedger(for: logbook))
+            Issue.record("GC ran standalone on a lost ledger")
+        } catch let error as LogbookError {
+            #expect(error.code == .badMetadata && error.message.contains("peers.json"), "\(error)")
+        }
+        #expect(logbook.isTombstoned("lamp"))
+        // Registering the peer again makes GC wait for it once more.
+        try PeerLedger(for: logbook).register(2)
+        #expect(try gc(logbook, try PeerLedger(for: logbook)).collected == 0)
+    }
+}
