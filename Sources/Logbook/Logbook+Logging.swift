@@ -80,6 +80,12 @@ extension Logbook {
         try append(.clock(crdt.getClock().currentTime()))
     }
 
+    /// Called with the lock held: logs a snapshot mark (`ChangeRecord.snapshotMark`) at the
+    /// clock as it is now.
+    func appendSnapshotMark(nonce: UInt64) throws(StorageError) {
+        try append(.snapshotMark(time: crdt.getClock().currentTime(), nonce: nonce))
+    }
+
     /// Called with the lock held. Returns the offset the record took, as a range of one.
     @discardableResult
     private func append(_ record: ChangeRecord) throws(StorageError) -> Range<UInt64> {

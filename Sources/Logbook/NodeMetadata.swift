@@ -148,6 +148,31 @@ extension Logbook {
     /// The file whose presence makes a directory a Logbook (it names the node).
     public static let metadataFileName = NodeMetadata.fileName
 
+    /// Opens the log of the Logbook in `directory` alone, read-only, as `verify` and
+    /// `inspect` do: with the log identity and segment size its `logbook.json` records, so
+    /// that it refuses what `open` refuses (a node 0, a manifest of another log). Throws
+    /// `.nodeMismatch` for a directory without the file, `.badMetadata` for a damaged one,
+    /// and what `Log.openReadOnly` throws, wrapped.
+    public static func openLogReadOnly(
+        directory: String, fileSystem: any FileSystem = PosixFileSystem()
+    ) throws(LogbookError) -> Log {
+        guard let metadata = try NodeMetadata.read(directory: directory, fileSystem: fileSystem)
+        else {
+            throw LogbookError(
+                .nodeMismatch, "not a Logbook directory (no \(NodeMetadata.fileName))",
+                path: directory)
+        }
+        var configuration = LogConfiguration()
+        configuration.identity = metadata.identity
+        if let size = metadata.segmentSizeMax { configuration.segmentSizeMax = size }
+        do {
+            return try Log.openReadOnly(
+                directory: directory, fileSystem: fileSystem, configuration: configuration)
+        } catch {
+            throw LogbookError(error)
+        }
+    }
+
     /// True when `directory` holds a Logbook's metadata file. Reads nothing else.
     public static func isLogbookDirectory(
         _ directory: String, fileSystem: any FileSystem = PosixFileSystem()

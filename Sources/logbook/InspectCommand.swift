@@ -34,14 +34,8 @@ struct InspectCommand: ParsableCommand {
 /// segment, with progress on a terminal; failures become exit codes (4 for a directory
 /// that is not a Logbook). The caller closes the log.
 func readSegmentSummaries(_ directory: String, label: String) throws -> (Log, [SegmentSummary]) {
-    guard Logbook.isLogbookDirectory(directory) else {
-        throw exitWithError(
-            LogbookError(
-                .nodeMismatch, "not a Logbook directory (no \(Logbook.metadataFileName))",
-                path: directory))
-    }
     let log: Log
-    do { log = try Log.openReadOnly(directory: directory) } catch {
+    do { log = try Logbook.openLogReadOnly(directory: directory) } catch {
         throw exitWithError(error)
     }
     if !log.recovery.isClean {

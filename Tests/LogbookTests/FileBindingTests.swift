@@ -80,11 +80,12 @@ import Testing
         try otherLogbook.close()
         let logbook = try Logbook.open(directory: directory.path)
         try await logbook.insertOrUpdate("door", fields: [("open", true)])
+        try await logbook.insertOrUpdate("door", fields: [("open", false)])
         let offset = logbook.nextOffset
         try logbook.close()
-        // A snapshot at the same offset, copied from the other directory.
+        // A snapshot within this log's offsets, copied from the other directory.
         let name = try #require(try files(other, suffix: ".replica").last)
-        try #require(name.contains(String(offset)))
+        try #require(try #require(ReplicaSnapshotFileName.offset(name)) <= offset)
         try FileManager.default.copyItem(
             atPath: other.appending(name), toPath: directory.appending(name))
 
@@ -93,6 +94,94 @@ import Testing
         #expect(reopened.snapshotLoad.file == nil)
         #expect(reopened.snapshotLoad.setAside.contains { $0.contains("taken of log") })
         #expect(reopened.getRecord("lamp")?.field("on") == .bool(true))
+    }
+
+    /// A copy of the directory written on apart (a backup restored beside the original,
+    /// say) shares the log's identity and history; its snapshot and its `epochs` file,
+    /// copied in together, agree with each other. Before the snapshot mark, they were
+    /// loaded and `get` read the copy's values; now the record before the snapshot's
+    /// offset is not its mark, and the log is replayed.
+    @Test func aSnapshotAndEpochsFromADivergedCopyAreSetAside() async throws {
+        let directory = TemporaryDirectory()
+        let copyParent = TemporaryDirectory("copy")
+        defer {
+            directory.remove()
+            copyParent.remove()
+        }
+        let original = try Logbook.open(directory: directory.path, nodeId: 1)
+        try await original.insertOrUpdate("lamp", fields: [("on", true)])
+        try original.close()
+        let copy = copyParent.appending("node")
+        try FileManager.default.copyItem(atPath: directory.path, toPath: copy)
+
+        let diverged = try Logbook.open(directory: copy)
+        try await diverged.insertOrUpdate("door", fields: [("open", false)])
+        try await diverged.insertOrUpdate("window", fields: [("open", true)])
+        let snapshot = try diverged.writeSnapshot()
+        try diverged.close()
+        let logbook = try Logbook.open(directory: directory.path)
+        for number in 0..<5 {
+            try await logbook.insertOrUpdate("door", fields: [("open", .int(Int64(number)))])
+        }
+        #expect(logbook.nextOffset >= snapshot.offset)
+        try logbook.close()
+        let own = try Logbook.open(directory: directory.path, options: replayOnly)
+        let digest = own.stateDigest()
+        try own.close()
+
+        for name in [snapshot.file, "epochs"] {
+            try? FileManager.default.removeItem(atPath: directory.appending(name))
+            try FileManager.default.copyItem(
+                atPath: copy + "/" + name, toPath: directory.appending(name))
+        }
+        let reopened = try Logbook.open(directory: directory.path)
+        defer { try? reopened.close() }
+        #expect(reopened.snapshotLoad.file == nil)
+        let reason = try #require(reopened.snapshotLoad.setAside.first)
+        #expect(reason.contains("diverged"), "\(reason)")
+        #expect(reopened.getRecord("window") == nil)
+        #expect(reopened.getRecord("door")?.field("open") == .int(4))
+        #expect(reopened.stateDigest() == digest)
+    }
+
+    /// The mark survives compaction, which drops superseded records: a snapshot still loads.
+    @Test func aSnapshotStillLoadsAfterCompaction() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(
+            directory: directory.path, nodeId: 1, options: smallLogOptions())
+        for number in 0..<300 {
+            try await logbook.insertOrUpdate("r\(number % 7)", fields: [("v", .int(Int64(number)))])
+        }
+        let snapshot = try logbook.writeSnapshot()
+        for number in 0..<300 {
+            try await logbook.insertOrUpdate("r\(number % 7)", fields: [("w", .int(Int64(number)))])
+        }
+        var everySegment = CompactionOptions()
+        everySegment.dirtyRatioMin = 0
+        let compaction = try logbook.compact(everySegment)
+        #expect(compaction.recordsAfter < compaction.recordsBefore)
+        let digest = logbook.stateDigest()
+        try logbook.close()
+        var options = smallLogOptions()
+        options.snapshots.onCloseAfterBytes = nil
+        let reopened = try Logbook.open(directory: directory.path, options: options)
+        defer { try? reopened.close() }
+        #expect(reopened.snapshotLoad.file != nil, "\(reopened.snapshotLoad.setAside)")
+        #expect(reopened.snapshotLoad.offset >= snapshot.offset)
+        #expect(reopened.stateDigest() == digest)
+    }
+
+    private enum ReplicaSnapshotFileName {
+        static func offset(_ name: String) -> UInt64? {
+            UInt64(name.dropFirst("snapshot-".count).prefix(20))
+        }
+    }
+
+    private var replayOnly: LogbookOptions {
+        var options = LogbookOptions()
+        options.snapshots.loadAtOpen = false
+        return options
     }
 
     @Test func nodeZeroIsRefusedWhereverItComesFrom() throws {

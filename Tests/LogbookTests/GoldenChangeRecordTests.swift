@@ -35,6 +35,8 @@ import Testing
             .clock(1 << 40),
             // Added with the `unsigned` tag: the lines above are kept as they were.
             set(.unsigned(1 << 63)), set(.unsigned(.max)), set(.double(-0.0)), set(22.0),
+            // Added with the snapshot mark (kind 5): 05, varint 300, the nonce little-endian.
+            .snapshotMark(time: 300, nonce: 0x0102_0304_0506_0708),
         ]
     }()
 

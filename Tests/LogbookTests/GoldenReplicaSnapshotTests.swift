@@ -26,7 +26,8 @@ import Testing
         bytes: [UInt8], header: ReplicaSnapshotFile
     ) {
         ReplicaSnapshotCodec.encode(
-            state, offset: 42, epochId: epochId, identity: identity, historyId: historyId)
+            state, offset: 42, epochId: epochId, identity: identity, historyId: historyId,
+            markNonce: 0x3A7C)
     }
 
     /// Two live records (one with a deleted field, one with a remote column), a tombstone.

@@ -52,7 +52,7 @@ import Testing
             first: Self.replica(writes: 1, deleted: firstDeleted),
             second: Self.replica(writes: 3, deleted: secondDeleted))
         let (bytes, header) = ReplicaSnapshotCodec.encode(
-            replicas, offset: 10, epochId: 1, identity: .random(), historyId: 1)
+            replicas, offset: 10, epochId: 1, identity: .random(), historyId: 1, markNonce: 1)
         #expect(header.entryCount == 2, "\(overlap)")
         switch ReplicaSnapshotCodec.decode(bytes, nodeId: 7) {
         case .success: Issue.record("\(overlap): a snapshot of overlapping entries was loaded")
@@ -61,7 +61,8 @@ import Testing
         }
         // Either replica alone loads: the refusal is the overlap's.
         let (alone, _) = ReplicaSnapshotCodec.encode(
-            replicas.second, offset: 10, epochId: 1, identity: .random(), historyId: 1)
+            replicas.second, offset: 10, epochId: 1, identity: .random(), historyId: 1, markNonce: 1
+        )
         #expect(throws: Never.self) { try ReplicaSnapshotCodec.decode(alone, nodeId: 7).get() }
     }
 

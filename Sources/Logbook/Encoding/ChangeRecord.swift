@@ -9,12 +9,18 @@ public enum ChangeRecord: Hashable, Sendable {
     case change(Change<String, String, Value>)
     /// The replica's clock reached this time.
     case clock(UInt64)
+    /// A replica snapshot was taken right after this record, at this clock time: the
+    /// snapshot names `nonce`, and is loaded only where the record before its offset is this
+    /// mark (a snapshot from a diverged copy of the log finds another record there).
+    /// Compaction keeps every mark; replay reads it as a clock record.
+    case snapshotMark(time: UInt64, nonce: UInt64)
 
     /// The version the log indexes this record by: the change's local version or the time.
     public var version: UInt64 {
         switch self {
         case .change(let change): change.localDbVersion
         case .clock(let time): time
+        case .snapshotMark(let time, _): time
         }
     }
 }
@@ -22,8 +28,9 @@ public enum ChangeRecord: Hashable, Sendable {
 /// Compact binary form of a `ChangeRecord`; see docs/format/change-record.md.
 ///
 /// ```
-/// u8 kind (1 set, 2 field deletion, 3 record deletion, 4 clock)
+/// u8 kind (1 set, 2 field deletion, 3 record deletion, 4 clock, 5 snapshot mark)
 /// varint localDbVersion                       -- kind 4 stops here
+/// u64 nonce, little-endian                    -- kind 5, then stops
 /// varint dbVersion | varint nodeId | varint flags | string recordId
 /// varint colVersion | string colName          -- kinds 1 and 2
 /// value                                       -- kind 1
@@ -31,7 +38,7 @@ public enum ChangeRecord: Hashable, Sendable {
 /// ```
 public enum ChangeRecordCodec {
     enum Kind: UInt8 {
-        case set = 1, fieldDeletion = 2, recordDeletion = 3, clock = 4
+        case set = 1, fieldDeletion = 2, recordDeletion = 3, clock = 4, snapshotMark = 5
     }
 
     /// Appends the encoding of `record` to `bytes`.
@@ -43,6 +50,7 @@ public enum ChangeRecordCodec {
     public static func size(of record: ChangeRecord) -> Int {
         switch record {
         case .clock(let time): 1 + Varint.size(of: time)
+        case .snapshotMark(let time, _): 1 + Varint.size(of: time) + 8
         case .change(let change): size(of: change, localDbVersion: change.localDbVersion)
         }
     }
@@ -54,6 +62,11 @@ public enum ChangeRecordCodec {
         case .clock(let time):
             pointer.storeBytes(of: Kind.clock.rawValue, as: UInt8.self)
             return 1 + Varint.write(time, to: pointer + 1)
+        case .snapshotMark(let time, let nonce):
+            pointer.storeBytes(of: Kind.snapshotMark.rawValue, as: UInt8.self)
+            let timeSize = Varint.write(time, to: pointer + 1)
+            (pointer + 1 + timeSize).storeBytes(of: nonce.littleEndian, as: UInt64.self)
+            return 1 + timeSize + 8
         case .change(let change):
             return write(change, localDbVersion: change.localDbVersion, to: pointer)
         }
@@ -130,6 +143,12 @@ public enum ChangeRecordCodec {
     public static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<
         ChangeRecord, ChangeRecordFailure
     > {
+        if bytes.first == Kind.snapshotMark.rawValue {
+            return snapshotMark(bytes).map {
+                .success(.snapshotMark(time: $0.time, nonce: $0.nonce))
+            }
+                ?? .failure(.truncated("snapshot mark"))
+        }
         var change = blankChange()
         switch decode(bytes, into: &change) {
         case .change: return .success(.change(change))
@@ -138,11 +157,24 @@ public enum ChangeRecordCodec {
         }
     }
 
+    /// The time and nonce of a snapshot mark occupying all of `bytes`; nil for any other
+    /// record or a malformed one.
+    static func snapshotMark(_ bytes: UnsafeRawBufferPointer) -> (time: UInt64, nonce: UInt64)? {
+        guard bytes.first == Kind.snapshotMark.rawValue else { return nil }
+        var position = 1
+        guard let time = Varint.read(bytes, at: &position), position + 8 == bytes.count else {
+            return nil
+        }
+        let nonce = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self).littleEndian
+        return (time, nonce)
+    }
+
     /// What `decode(_:into:)` found.
     public enum Outcome {
         /// A change, now in the `into` argument.
         case change
-        /// A clock record with this time (the `into` argument is untouched).
+        /// A clock record, or a snapshot mark, with this time (the `into` argument is
+        /// untouched): to a replay both only move the clock.
         case clock(UInt64)
         /// A malformed record.
         case failure(ChangeRecordFailure)
@@ -173,6 +205,9 @@ public enum ChangeRecordCodec {
         }
         if kind == .clock {
             return position == bytes.count ? .clock(local) : .failure(.trailingBytes)
+        }
+        if kind == .snapshotMark {
+            return position + 8 == bytes.count ? .clock(local) : .failure(.truncated("nonce"))
         }
         guard let db = Varint.read(bytes, at: &position) else {
             return .failure(.truncated("dbVersion"))
@@ -244,6 +279,8 @@ public struct ChangeRecordKey {
 
     /// True for a clock record.
     public var isClock: Bool { kind == ChangeRecordCodec.Kind.clock.rawValue }
+    /// True for a snapshot mark (`ChangeRecord.snapshotMark`), which compaction keeps.
+    public var isSnapshotMark: Bool { kind == ChangeRecordCodec.Kind.snapshotMark.rawValue }
     /// True for a record deletion.
     public var isRecordDeletion: Bool { kind == ChangeRecordCodec.Kind.recordDeletion.rawValue }
 }
@@ -258,7 +295,7 @@ extension ChangeRecordCodec {
         var fields = KeyFields(base: base, count: bytes.count)
         let empty = UnsafeRawBufferPointer(start: base, count: 0)
         guard let local = fields.varint() else { return nil }
-        if kind == .clock {
+        if kind == .clock || kind == .snapshotMark {
             return ChangeRecordKey(
                 kind: kind.rawValue, localDbVersion: local, dbVersion: 0, nodeId: 0, colVersion: 0,
                 recordId: empty, column: empty)

@@ -85,6 +85,8 @@ struct LiveSet {
 
     mutating func note(_ change: ChangeRecordKey, at offset: UInt64) throws(LogbookError) {
         precondition(!finished, "note after finish")
+        // A snapshot mark binds a snapshot to this log; it is never superseded.
+        if change.isSnapshotMark { return }
         if change.isClock {
             guard shard == 0 else { return }
             // Versions rise with the log, so a clock record says nothing a later one does not.

@@ -277,7 +277,8 @@ enum TombstoneCollector {
             cursor, bytesPerSecondMax: bytesPerSecondMax, progress: progress,
             span: cursor.startOffset..<max(cursor.startOffset, logbook.nextOffset)
         ) { offset, key in
-            guard !key.isClock, candidates.contains(keyHash.hash(key.recordId)) else { return }
+            guard !key.isClock, !key.isSnapshotMark, candidates.contains(keyHash.hash(key.recordId))
+            else { return }
             let id = String(decoding: key.recordId, as: UTF8.self)
             guard tombstones[id] != nil else { return }
             logged[id, default: LoggedRecords()].offsets.append(offset)

@@ -40,30 +40,25 @@ extension Logbook {
         defer { snapshotWriting.unlock() }
         let started = ContinuousClock.now
         defer { metrics.snapshotDuration.record(since: started) }
-        let (state, offset, epochId, lastOffset, historyId) = try locked {
-            () throws(LogbookError) -> (ReplicaState, UInt64, UInt64, UInt64?, UInt64) in
-            if let failure { throw failure }
-            guard snapshots.suspended == 0 else {
-                throw LogbookError(
-                    .failed, "tombstone GC is rewriting the log; snapshot after it",
-                    path: directory)
+        var taken = try takeSnapshotState(unlessCovered: true)
+        if taken.markNonce == nil {
+            let name = ReplicaSnapshotFile.fileName(offset: taken.offset)
+            if let existing = try? existingReport(
+                directory + "/" + name, name: name, historyId: taken.historyId)
+            {
+                return existing
             }
-            snapshots.bytesSinceLast = 0
-            let offset = log.nextOffset
-            return (
-                crdt.copy(), offset, offset > 0 ? log.epochId(holding: offset - 1) : 0,
-                snapshots.lastOffset, log.history.id
-            )
+            taken = try takeSnapshotState(unlessCovered: false)
         }
+        let offset = taken.offset
+        // The mark is durable before the snapshot that names it: a power cut must not
+        // leave a snapshot past the log's end (it would be set aside, and its state lost).
+        if durableOffset < offset { try sync() }
         let name = ReplicaSnapshotFile.fileName(offset: offset)
         let path = directory + "/" + name
-        if lastOffset == offset,
-            let existing = try? existingReport(path, name: name, historyId: historyId)
-        {
-            return existing
-        }
         let (bytes, header) = ReplicaSnapshotCodec.encode(
-            state, offset: offset, epochId: epochId, identity: log.identity, historyId: historyId)
+            taken.state, offset: offset, epochId: taken.epochId, identity: log.identity,
+            historyId: taken.historyId, markNonce: taken.markNonce ?? 0)
         do throws(StorageError) {
             try fileSystem.replaceFile(path, with: bytes, durable: true)
         } catch {
@@ -75,6 +70,45 @@ extension Logbook {
             file: name, offset: offset, entries: header.entryCount, bytes: Int64(bytes.count),
             digest: header.digest.description, written: true,
             seconds: Double((ContinuousClock.now - started) / .nanoseconds(1)) / 1e9)
+    }
+
+    /// What a snapshot is written from, taken under the lock.
+    private struct SnapshotState {
+        var state: ReplicaState
+        var offset: UInt64
+        var epochId: UInt64
+        var historyId: UInt64
+        /// The nonce of the mark logged right before `offset`; nil when none was logged,
+        /// because the newest snapshot already covers the log.
+        var markNonce: UInt64?
+    }
+
+    /// Logs a snapshot mark (`ChangeRecord.snapshotMark`) and copies the state after it;
+    /// with `unlessCovered`, logs nothing and copies nothing when the newest snapshot
+    /// already covers the log.
+    private func takeSnapshotState(unlessCovered: Bool) throws(LogbookError) -> SnapshotState {
+        try locked { () throws(LogbookError) -> SnapshotState in
+            if let failure { throw failure }
+            guard snapshots.suspended == 0 else {
+                throw LogbookError(
+                    .failed, "tombstone GC is rewriting the log; snapshot after it",
+                    path: directory)
+            }
+            if unlessCovered, snapshots.lastOffset == log.nextOffset {
+                return SnapshotState(
+                    state: ReplicaState(nodeId: nodeId), offset: log.nextOffset, epochId: 0,
+                    historyId: log.history.id, markNonce: nil)
+            }
+            let nonce = UInt64.random(in: 1 ... .max)
+            do throws(StorageError) { try appendSnapshotMark(nonce: nonce) } catch {
+                throw fail(error)
+            }
+            snapshots.bytesSinceLast = 0
+            let offset = log.nextOffset
+            return SnapshotState(
+                state: crdt.copy(), offset: offset, epochId: log.epochId(holding: offset - 1),
+                historyId: log.history.id, markNonce: nonce)
+        }
     }
 
     /// Why the last background snapshot failed, or nil when it did not.

@@ -7,7 +7,7 @@ enum ReplicaSnapshotCodec {
     /// The whole file for `replica`'s state, covering the log below `offset`.
     static func encode(
         _ replica: some ReplicaContents, offset: UInt64, epochId: UInt64, identity: LogIdentity,
-        historyId: UInt64
+        historyId: UInt64, markNonce: UInt64
     ) -> (bytes: [UInt8], header: ReplicaSnapshotFile) {
         var body = ReplicaSnapshotBodyWriter()
         ReplicaStateEntries.forEach(replica) { record, version in
@@ -18,7 +18,8 @@ enum ReplicaSnapshotCodec {
             nodeId: replica.getNodeId(), offset: offset, epochId: epochId,
             clock: replica.getClock().currentTime(), digest: StateDigest(of: replica),
             check: body.check, entryCount: body.count, bodyLength: UInt64(body.bytes.count),
-            identity: identity, historyId: historyId, lastBatchCRC: body.lastBatchCRC)
+            identity: identity, historyId: historyId, markNonce: markNonce,
+            lastBatchCRC: body.lastBatchCRC)
         return (header.encodedHeader() + body.bytes, header)
     }
 

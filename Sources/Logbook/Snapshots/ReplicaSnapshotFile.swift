@@ -4,14 +4,15 @@ import LogbookStorage
 /// A replica snapshot on disk: `snapshot-<offset>.replica` beside the segments; see
 /// docs/format/replica-snapshot.md.
 ///
-/// A 120-byte header (little-endian): magic `LBRS`, format 3 (UInt32; 1 and 2 are read
+/// A 128-byte header (little-endian): magic `LBRS`, format 3 (UInt32; 1 and 2 are read
 /// too, with a 96-byte header), node id, the log offset the state covers (every record
 /// below it is in it), the id of the log epoch holding offset − 1 (ties the snapshot to this
 /// log: a log restored from an older copy and written on has a different epoch there), the
 /// clock, the `StateDigest`, the entries' check (an order-independent hash sum,
 /// `StateDigest.add(hashing:)`), the entry count, the body length, the log's identity and
 /// history id (format 3: a snapshot of another log, or of the state before a tombstone GC,
-/// is set aside), the last batch's CRC and the header's CRC32C. Then the body: the entries as
+/// is set aside), the nonce of the snapshot mark logged right before its offset (format 3: a
+/// snapshot of a diverged copy of this log finds another record there), the last batch's CRC and the header's CRC32C. Then the body: the entries as
 /// change records in log batches (LZ4, CRC32C, chained from 0), numbered from 0.
 struct ReplicaSnapshotFile: Sendable {
     static let magic: [UInt8] = Array("LBRS".utf8)
@@ -25,7 +26,7 @@ struct ReplicaSnapshotFile: Sendable {
     /// The first format that names its log's identity and history.
     static let firstVersionNamingItsLog: UInt32 = 3
     /// The header of format 3.
-    static let headerSize = 120
+    static let headerSize = 128
     /// The header of formats 1 and 2.
     static let headerSizeBeforeVersion3 = 96
     static let suffix = ".replica"
@@ -42,6 +43,9 @@ struct ReplicaSnapshotFile: Sendable {
     var identity: LogIdentity? = nil
     /// The log's history when it was taken (`LogHistory.id`; 0 before format 3).
     var historyId: UInt64 = 0
+    /// The nonce of the `ChangeRecord.snapshotMark` at offset − 1 (0 at offset 0, and
+    /// before format 3).
+    var markNonce: UInt64 = 0
     var lastBatchCRC: UInt32 = 0
     /// The format the file was written in (`formatVersion` for a new one).
     var version = formatVersion
@@ -81,7 +85,7 @@ struct ReplicaSnapshotFile: Sendable {
         bytes.appendLittleEndian(Self.formatVersion)
         for number in [
             nodeId, offset, epochId, clock, digest.high, digest.low, check.high, check.low,
-            entryCount, bodyLength, identity?.high ?? 0, identity?.low ?? 0, historyId,
+            entryCount, bodyLength, identity?.high ?? 0, identity?.low ?? 0, historyId, markNonce,
         ] {
             bytes.appendLittleEndian(number)
         }
@@ -107,7 +111,7 @@ struct ReplicaSnapshotFile: Sendable {
         let size = namesItsLog ? headerSize : headerSizeBeforeVersion3
         guard bytes.count >= size else { return .failure(.init("short header")) }
         var numbers: [UInt64] = []
-        for _ in 0..<(namesItsLog ? 13 : 10) { numbers.append(reader.take(UInt64.self)) }
+        for _ in 0..<(namesItsLog ? 14 : 10) { numbers.append(reader.take(UInt64.self)) }
         let lastBatchCRC = reader.take(UInt32.self)
         let headerCRC = reader.take(UInt32.self)
         guard
@@ -120,7 +124,8 @@ struct ReplicaSnapshotFile: Sendable {
                 check: StateDigest(high: numbers[6], low: numbers[7]), entryCount: numbers[8],
                 bodyLength: numbers[9],
                 identity: namesItsLog ? LogIdentity(high: numbers[10], low: numbers[11]) : nil,
-                historyId: namesItsLog ? numbers[12] : 0, lastBatchCRC: lastBatchCRC,
+                historyId: namesItsLog ? numbers[12] : 0, markNonce: namesItsLog ? numbers[13] : 0,
+                lastBatchCRC: lastBatchCRC,
                 version: version))
     }
 }

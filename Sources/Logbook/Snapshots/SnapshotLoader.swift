@@ -95,6 +95,39 @@ enum SnapshotLoader {
             return "the log's record before offset \(header.offset) was not written in epoch "
                 + "\(header.epochId): this log is not the one the snapshot was taken of"
         }
-        return nil
+        return markRejection(of: header, log: log)
+    }
+
+    /// Why the record before the snapshot's offset is not the snapshot mark it names, or nil
+    /// when it is. A copy of this log that diverged (restored from a backup and written on,
+    /// say) shares its identity, history and, with its `epochs` file, its epochs; the mark
+    /// was logged in one of the two only. One batch read.
+    private static func markRejection(of header: ReplicaSnapshotFile, log: Log) -> String? {
+        guard header.offset > 0 else { return nil }
+        let target = header.offset - 1
+        var found: (time: UInt64, nonce: UInt64)??
+        do throws(StorageError) {
+            let cursor = try log.makeCursor(from: target)
+            if try cursor.next() {
+                cursor.forEachRecord { offset, bytes in
+                    if offset == target { found = .some(ChangeRecordCodec.snapshotMark(bytes)) }
+                }
+            }
+        } catch {
+            return "the log's record before offset \(header.offset) is unreadable: \(error)"
+        }
+        switch found {
+        case .none:
+            return "the log holds no record at offset \(target), where the snapshot's mark was"
+        case .some(.none):
+            return "the log's record at offset \(target) is not a snapshot mark: the snapshot "
+                + "was taken of a copy of this log that diverged from it"
+        case .some(.some(let mark)) where mark.nonce != header.markNonce:
+            return "the snapshot mark at offset \(target) is another snapshot's (nonce "
+                + "\(mark.nonce), the snapshot names \(header.markNonce)): the snapshot was "
+                + "taken of a copy of this log that diverged from it"
+        case .some(.some):
+            return nil
+        }
     }
 }

@@ -1,0 +1,66 @@
+import Foundation
+import LogbookTesting
+import Testing
+
+// Through the shipped binary: files that do not belong to the log are refused by every
+// command alike, `verify` included, and a refused command changes no byte. Before, `init
+// --node 2` adopted node 1's log once `logbook.json` was gone, node 0 opened, and a
+// manifest copied with another log's segments passed `verify`.
+@Suite struct FileBindingCommandLineTests {
+    private func put(_ directory: String, count: Int) async throws {
+        for number in 0..<count {
+            let put = try await LogbookExecutable.run([
+                "put", directory, "entity/e\(number)", "name=Entity \(number) with text to fill",
+            ])
+            #expect(put.status == 0, "\(put.standardError)")
+        }
+    }
+
+    @Test func aLogWithoutItsMetadataIsNotAdoptedByInit() async throws {
+        guard LogbookExecutable.built() != nil else { return }
+        let directory = CommandLineTests.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try await LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
+        try await put(directory, count: 3)
+        try FileManager.default.removeItem(atPath: directory + "/logbook.json")
+        let before = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        let adopted = try await LogbookExecutable.run(["init", directory, "--node", "2"])
+        #expect(adopted.status == 4, "\(adopted.standardError)")
+        #expect(adopted.standardError.contains("holds a log"), "\(adopted.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == before)
+    }
+
+    @Test func nodeZeroAndAnotherLogsFilesAreRefusedByEveryCommand() async throws {
+        guard LogbookExecutable.built() != nil else { return }
+        let (first, second) = (CommandLineTests.scratch(), CommandLineTests.scratch())
+        defer {
+            try? FileManager.default.removeItem(atPath: first)
+            try? FileManager.default.removeItem(atPath: second)
+        }
+        for (directory, node) in [(first, "1"), (second, "1")] {
+            #expect(try await LogbookExecutable.run(["init", directory, "--node", node]).status == 0)
+            try await put(directory, count: 2)
+        }
+        // Another log's segments and manifest, under this directory's logbook.json.
+        for name in try FileManager.default.contentsOfDirectory(atPath: second)
+        where name.hasSuffix(".seg") || name == "segments.manifest" {
+            try? FileManager.default.removeItem(atPath: first + "/" + name)
+            try FileManager.default.copyItem(atPath: second + "/" + name, toPath: first + "/" + name)
+        }
+        for command in [["verify", first], ["get", first, "entity/e0"], ["export", first]] {
+            let run = try await LogbookExecutable.run(command)
+            #expect(run.status == 3, "\(command[0]): \(run.standardError)")
+            #expect(run.standardError.contains("belongs to log"), "\(run.standardError)")
+        }
+
+        let metadata = second + "/logbook.json"
+        let text = try String(contentsOfFile: metadata, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"nodeId\":1", with: "\"nodeId\":0")
+            .write(toFile: metadata, atomically: true, encoding: .utf8)
+        for command in [["verify", second], ["get", second, "entity/e0"]] {
+            let run = try await LogbookExecutable.run(command)
+            #expect(run.status == 4, "\(command[0]): \(run.standardError)")
+            #expect(run.standardError.contains("node 0"), "\(run.standardError)")
+        }
+    }
+}
