@@ -38,14 +38,16 @@ import Testing
             try? FileManager.default.removeItem(atPath: second)
         }
         for (directory, node) in [(first, "1"), (second, "1")] {
-            #expect(try await LogbookExecutable.run(["init", directory, "--node", node]).status == 0)
+            #expect(
+                try await LogbookExecutable.run(["init", directory, "--node", node]).status == 0)
             try await put(directory, count: 2)
         }
         // Another log's segments and manifest, under this directory's logbook.json.
         for name in try FileManager.default.contentsOfDirectory(atPath: second)
         where name.hasSuffix(".seg") || name == "segments.manifest" {
             try? FileManager.default.removeItem(atPath: first + "/" + name)
-            try FileManager.default.copyItem(atPath: second + "/" + name, toPath: first + "/" + name)
+            try FileManager.default.copyItem(
+                atPath: second + "/" + name, toPath: first + "/" + name)
         }
         for command in [["verify", first], ["get", first, "entity/e0"], ["export", first]] {
             let run = try await LogbookExecutable.run(command)
