@@ -38,6 +38,8 @@ final class NemesisCluster: @unchecked Sendable {
     let executable: URL
     private(set) var nodes: [Node] = []
     let base: String
+    /// Set when PostgreSQL's programs are at hand: every node also syncs through it.
+    var hub: NemesisHub?
 
     /// Makes `count` initialized nodes, each registering the others as peers; none serving.
     init(executable: URL, count: Int) async throws {
@@ -89,6 +91,7 @@ final class NemesisCluster: @unchecked Sendable {
             node.proxy.stop()
             if node.mounted { _ = try? await Self.run("/bin/umount", ["-l", node.root]) }
         }
+        await hub?.tearDown()
         try? FileManager.default.removeItem(atPath: base)
     }
 
@@ -107,6 +110,9 @@ final class NemesisCluster: @unchecked Sendable {
             + nodes.filter { $0 !== node }.flatMap {
                 ["--peer", "http://127.0.0.1:\($0.proxy.port)"]
             }
+            + (hub.map {
+                ["--hub", $0.url, "--stream", $0.stream, "--hub-token-file", $0.tokenFile]
+            } ?? [])
         if !FileManager.default.fileExists(atPath: node.outputFile) {
             _ = FileManager.default.createFile(atPath: node.outputFile, contents: nil)
         }

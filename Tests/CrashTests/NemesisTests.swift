@@ -29,15 +29,18 @@ import Testing
         let cluster = try await NemesisCluster(executable: executable, count: 3)
         var run = NemesisRun(seed: seed, cluster: cluster)
         do {
+            if PrivateCluster.enabled { cluster.hub = try await NemesisHub(executable: executable) }
             for node in cluster.nodes { try await cluster.start(node) }
             for round in 1...rounds {
                 try await run.round(round, last: round == rounds)
             }
+            if cluster.hub != nil { try await run.checkTheHubHoldsTheState() }
         } catch {
             Issue.record("seed \(seed): \(error)")
         }
-        let proxyFaults = cluster.nodes.reduce(into: [String: Int]()) { total, node in
-            for (kind, count) in node.proxy.injected { total[kind, default: 0] += count }
+        let proxies = cluster.nodes.map(\.proxy) + (cluster.hub.map { [$0.proxy] } ?? [])
+        let proxyFaults = proxies.reduce(into: [String: Int]()) { total, proxy in
+            for (kind, count) in proxy.injected { total[kind, default: 0] += count }
         }
         print(
             "nemesis: seed \(seed), \(rounds) rounds, faults \(run.faults.sorted { $0.key < $1.key }), "
@@ -58,6 +61,11 @@ struct NemesisRun {
     var clients: [CRDT<String, String, Value>]
     var acknowledged: [PlainChange] = []
     var refusedBatches = 0
+    /// The round being run: each writes records of its own, since a record a client
+    /// deleted takes no more writes from it (crdt-lite's rule).
+    var roundNumber = 0
+    /// How many changes were acknowledged before this round.
+    var acknowledgedBefore = 0
     var faults: [String: Int] = [:]
     static let batchesPerRound = 30
     static let keys = 40
@@ -69,11 +77,15 @@ struct NemesisRun {
     }
 
     mutating func round(_ number: Int, last: Bool) async throws {
+        roundNumber = number
+        acknowledgedBefore = acknowledged.count
         let nodes = cluster.nodes
-        for node in nodes {
+        for proxy in nodes.map(\.proxy) + (cluster.hub.map { [$0.proxy] } ?? []) {
             let proxyRandom = LockedRandom(seed: random.next())
-            node.proxy.setFaults { proxyRandom.fault() }
+            proxy.setFaults { proxyRandom.fault() }
         }
+        let hubFault = cluster.hub == nil ? 0 : Int.random(in: 0..<3, using: &random)
+        let hubFaultAt = Int.random(in: 3..<18, using: &random)
         let killed =
             Bool.random(using: &random) || number == 1 ? nodes.randomElement(using: &random) : nil
         let killAt = Int.random(in: 2..<12, using: &random)
@@ -93,6 +105,9 @@ struct NemesisRun {
                 faults["disk full", default: 0] += 1
             }
             if let filled, batch == fillAt + 6 { freeDisk(of: filled) }
+            if let hub = cluster.hub {
+                try await hubFaults(hub, kind: hubFault, at: hubFaultAt, batch: batch)
+            }
             try await writeBatch(to: nodes.filter { $0.process != nil })
             if let filled, (fillAt..<(fillAt + 6)).contains(batch), filled.process != nil {
                 // Past the 1 MiB of zeros the log keeps written ahead: a write needs space.
@@ -101,9 +116,58 @@ struct NemesisRun {
         }
         if let killed, killed.process == nil { try await cluster.start(killed) }
         if let filled { freeDisk(of: filled) }
-        for node in nodes { node.proxy.setFaults { .none } }
-        try await settle(round: number)
+        if let hub = cluster.hub, !hub.isRunning { try await hub.start() }
+        for proxy in nodes.map(\.proxy) + (cluster.hub.map { [$0.proxy] } ?? []) {
+            proxy.setFaults { .none }
+        }
+        try await settle(round: number, last: last)
         try await stopAndVerify(restart: !last)
+        print("nemesis round \(number): passed, \(acknowledged.count) changes acknowledged so far")
+    }
+
+    /// Kind 1: the hub is killed at `at` and started six batches later; kind 2: its
+    /// database restarts at `at` (immediate: recovery from the WAL); 0: neither.
+    private mutating func hubFaults(_ hub: NemesisHub, kind: Int, at: Int, batch: Int)
+        async throws
+    {
+        switch (kind, batch) {
+        case (1, at):
+            await hub.kill9()
+            faults["hub kill -9", default: 0] += 1
+        case (1, at + 6):
+            try await hub.start()
+        case (2, at):
+            let restarted = try await hub.restartDatabase()
+            guard restarted == 0 else { throw NemesisCluster.Failure("pg_ctl restart failed") }
+            faults["PostgreSQL restart -m immediate", default: 0] += 1
+        default:
+            break
+        }
+    }
+
+    /// A node that never wrote syncs from the hub alone and must reach the cluster's state:
+    /// the hub holds every acknowledged change too. Run with the nodes stopped.
+    func checkTheHubHoldsTheState() async throws {
+        guard let hub = cluster.hub, let first = cluster.nodes.first else { return }
+        let fresh = cluster.base + "/from-hub"
+        let initialized = try await LogbookExecutable.run(["init", fresh, "--node", "99"])
+        guard initialized.status == 0 else { throw NemesisCluster.Failure("init from-hub") }
+        let synced = try await LogbookExecutable.run(
+            [
+                "sync", fresh, "--hub", "http://127.0.0.1:\(hub.port)", "--stream", hub.stream,
+                "--token-file", hub.tokenFile,
+            ], timeout: .seconds(120))
+        guard synced.status == 0 else {
+            throw NemesisCluster.Failure("sync from the hub: \(synced.standardError)")
+        }
+        let digest = { (directory: String) in
+            try await LogbookExecutable.run(["replay", directory]).standardOutput
+                .split(separator: "\n").first { $0.hasPrefix("digest:") }
+        }
+        let expected = try await digest(first.directory)
+        guard expected != nil, try await digest(fresh) == expected else {
+            throw NemesisCluster.Failure("the hub's state differs from the nodes'")
+        }
     }
 
     /// One client's changes to one serving node: acknowledged (200) or not.
@@ -114,7 +178,7 @@ struct NemesisRun {
         let client = Int.random(in: 0..<clients.count, using: &random)
         var changes: [PlainChange] = []
         for _ in 0..<Int.random(in: 1...8, using: &random) {
-            let key = "entity/e\(Int.random(in: 0..<Self.keys, using: &random))"
+            let key = "entity/r\(roundNumber)/e\(Int.random(in: 0..<Self.keys, using: &random))"
             if Int.random(in: 0..<10, using: &random) == 0 {
                 changes += clients[client].deleteRecord(key).map { [$0] } ?? []
             } else {
@@ -195,7 +259,7 @@ struct NemesisRun {
 
     /// Waits for every node to heal and converge, then checks that each holds every
     /// acknowledged change: merging them into what it serves changes nothing.
-    private func settle(round: Int) async throws {
+    private func settle(round: Int, last: Bool) async throws {
         let nodes = cluster.nodes
         let deadline = ContinuousClock.now + .seconds(180)
         var digests: [String?] = []
@@ -213,11 +277,15 @@ struct NemesisRun {
                 "round \(round): no convergence, digests \(digests)\n"
                     + tails.joined(separator: "\n"))
         }
+        // Every tenth round and the last check everything acknowledged since the start; the
+        // others what this round acknowledged (so a long run stays linear in its rounds).
+        let checked =
+            round % 10 == 0 || last ? acknowledged[...] : acknowledged[acknowledgedBefore...]
         for node in nodes {
             let held = CRDT<String, String, Value>(nodeId: 999)
             held.mergeChanges(try await cluster.changes(node))
             let digest = StateDigest(of: held)
-            held.mergeChanges(acknowledged)
+            held.mergeChanges(Array(checked))
             guard StateDigest(of: held) == digest else {
                 throw NemesisCluster.Failure(
                     "round \(round): node \(node.nodeId) lost acknowledged changes")
