@@ -35,6 +35,9 @@ public final class HubChangeNotifier: Service, @unchecked Sendable {
     }
 
     private var waiters: [Int64: [UInt64: Waiter]] = [:]
+
+    /// The long polls waiting now, over every stream (tests order events by it).
+    var waitingCount: Int { lock.withLock { waiters.values.reduce(0) { $0 + $1.count } } }
     private var nextWaiter: UInt64 = 0
     /// Whether a sweeper runs (it stops once no wait is left).
     private var sweeping = false

@@ -7,6 +7,8 @@ final class ShippingMetrics: @unchecked Sendable {
     private let lock = NSLock()
     private var counts: [Int]
     private let exported: [Counter]?
+    private var waiting = 0
+    private let waitingGauge: Gauge?
 
     /// Name and help of each counter, in `counts` order.
     static let counters: [(name: String, help: String)] = [
@@ -22,7 +24,23 @@ final class ShippingMetrics: @unchecked Sendable {
         exported = registry.map { registry in
             Self.counters.map { registry.makeCounter(descriptor: .init($0.name, help: $0.help)) }
         }
+        waitingGauge = registry?.makeGauge(
+            descriptor: .init(
+                "logbook_log_polls_waiting",
+                help: "GET /log long polls waiting for a record to become durable."))
     }
+
+    /// A long poll began (+1) or ended (-1) its wait.
+    func pollWaiting(_ delta: Int) {
+        let now = lock.withLock {
+            waiting += delta
+            return waiting
+        }
+        waitingGauge?.set(Double(now))
+    }
+
+    /// The long polls waiting now.
+    var pollsWaiting: Int { lock.withLock { waiting } }
 
     private func add(_ amount: Int, to index: Int) {
         lock.withLock { counts[index] += amount }

@@ -52,6 +52,10 @@ public struct ShippingServer: Sendable {
     let ledger: PeerLedger
     let source: ReplicationSource
     let metrics: ShippingMetrics
+
+    /// `GET /log` long polls waiting now for a record to become durable
+    /// (`logbook_log_polls_waiting` in `/metrics`).
+    public var pollsWaiting: Int { metrics.pollsWaiting }
     /// The peers' lag over the last minutes, drawn on the status page.
     public let lagHistory: PeerLagHistory
 
@@ -159,6 +163,8 @@ public struct ShippingServer: Sendable {
     /// millisecond: a follower's lag gains at most that, and an idle follower costs a
     /// thousand cheap reads a second.
     private func waitForDurable(beyond offset: UInt64, upTo wait: Duration) async {
+        metrics.pollWaiting(1)
+        defer { metrics.pollWaiting(-1) }
         let deadline = ContinuousClock.now + min(wait, configuration.logWaitMax)
         while logbook.durableOffset <= offset && ContinuousClock.now < deadline
             && !Task.isShuttingDownGracefully

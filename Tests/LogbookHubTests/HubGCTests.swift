@@ -143,7 +143,22 @@ import Testing
             #expect(try await pass(0.3).skipped)
             #expect(ContinuousClock.now - started >= .milliseconds(250))
             let waiting = Task { try await pass(30) }
-            try await Task.sleep(for: .milliseconds(300))
+            // Released once PostgreSQL shows the pass waiting for the lock (not after a
+            // sleep): a pass that never waited would otherwise pass this test too.
+            let key = HubStore.collectionLockBase &+ stream.id
+            let deadline = ContinuousClock.now + .seconds(60)
+            var waiters = 0
+            while waiters == 0, ContinuousClock.now < deadline {
+                let rows = try await store.client.query(
+                    """
+                    SELECT count(*)::bigint FROM pg_locks WHERE locktype = 'advisory'
+                    AND NOT granted AND classid::bigint = \(key >> 32)
+                    AND objid::bigint = \(key & 0xFFFF_FFFF)
+                    """, logger: HubTestDatabase.logger)
+                for try await count in rows.decode(Int64.self) { waiters = Int(count) }
+                if waiters == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            try #require(waiters == 1, "the pass never waited for the lock")
             signalRelease.yield()
             let waited = try await waiting.value
             #expect(!waited.skipped, "\(waited)")

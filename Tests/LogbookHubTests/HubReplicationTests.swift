@@ -277,7 +277,14 @@ import Testing
         // Polls of ten minutes (the hub's bound raised to match), so that a record arriving
         // within five came with the push, not at a poll's end, however long the suite on
         // two cores holds these tasks back (a waiting task was resumed 80 s late in CI).
-        try await Self.withStream({ $0.logWaitMax = .seconds(600) }) { _, server, stream, token in
+        try await HubTestDatabase.withStore { store in
+            var configuration = HubServer.Configuration()
+            configuration.logWaitMax = .seconds(600)
+            let hub = HubServer(store: store, configuration: configuration)
+            let server = try await hub.start()
+            defer { server.stop() }
+            let stream = HubTestDatabase.freshStream()
+            let token = try await store.createToken(streams: [stream], readOnly: false)
             let writer = try Node(id: 1, server: server, stream: stream, token: token)
             let follower = try Node(id: 2, server: server, stream: stream, token: token)
             defer {
@@ -287,7 +294,12 @@ import Testing
             let following = Task { [link = follower.link] in
                 await link.run(wait: .seconds(600))
             }
-            try await Task.sleep(for: .milliseconds(300))  // the follower's poll is waiting
+            // The push comes once the follower's poll is seen waiting at the hub.
+            let waitingDeadline = ContinuousClock.now + .seconds(120)
+            while hub.notifier.waitingCount == 0, ContinuousClock.now < waitingDeadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try #require(hub.notifier.waitingCount == 1, "the follower's poll never waited")
             _ = try await writer.logbook.insertOrUpdate("news", fields: [("v", .int(1))])
             _ = try await writer.link.sync()
             let deadline = ContinuousClock.now + .seconds(300)
@@ -321,13 +333,14 @@ import Testing
 extension HubReplicationTests {
     /// Two hub processes on one database: a long poll waiting at one answers when a push
     /// commits through the other, woken by PostgreSQL's notification — the poll's own
-    /// re-reads are set a minute apart, so nothing else can answer it within its 10 s wait.
+    /// re-reads are set ten minutes apart, so nothing else can answer it within 200 s.
     @Test func aLongPollWakesWhenAnotherHubProcessMerges() async throws {
         try await HubTestDatabase.withStore { store in
             let stream = HubTestDatabase.freshStream()
             let token = try await store.createToken(streams: [stream], readOnly: false)
             var configuration = HubServer.Configuration()
-            configuration.unheardMergeInterval = .seconds(60)
+            configuration.unheardMergeInterval = .seconds(600)
+            configuration.logWaitMax = .seconds(600)
             let waitingHub = HubServer(store: store, configuration: configuration)
             let writing = try await HubServer(store: store).start()
             let waiting = try await waitingHub.start()
@@ -343,16 +356,23 @@ extension HubReplicationTests {
             let poll = Task {
                 let started = ContinuousClock.now
                 var request = HTTPClientRequest(
-                    url: waiting.url() + "/streams/\(stream)/log?from=0&wait_ms=10000")
+                    url: waiting.url() + "/streams/\(stream)/log?from=0&wait_ms=300000")
                 request.headers.add(name: "Authorization", value: "Bearer \(token)")
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(400))
                 let body = try await response.body.collect(upTo: 1 << 20)
                 return (
                     response.headers.first(name: "Logbook-Batch-Count"), body.readableBytes,
                     ContinuousClock.now - started
                 )
             }
-            try await Task.sleep(for: .milliseconds(200))
+            // The push comes once the poll is seen waiting (not after a sleep): a poll that
+            // arrived after the push would find the change at once, and the wake by
+            // PostgreSQL's notification would go untested.
+            let waitingDeadline = ContinuousClock.now + .seconds(60)
+            while waitingHub.notifier.waitingCount == 0, ContinuousClock.now < waitingDeadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try #require(waitingHub.notifier.waitingCount == 1, "the poll never waited")
             let posted = try await HubServerTests.send(
                 writing, "/streams/\(stream)/changes", method: .POST,
                 body:
@@ -361,6 +381,9 @@ extension HubReplicationTests {
             #expect(posted.status == 200, "\(posted.body)")
             let (batchCount, bytes, waited) = try await poll.value
             #expect(batchCount == "1" && bytes > 0, "the poll waited \(waited) in vain")
+            // Re-reads are ten minutes apart and the wait five: only the notification answers
+            // within 200 s, however long the suite on two cores holds the poll back.
+            #expect(waited < .seconds(200), "answered at the wait's end, not by the notification")
         }
     }
 }

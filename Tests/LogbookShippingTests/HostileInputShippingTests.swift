@@ -141,12 +141,18 @@ import Testing
         var puller = follower.puller(fromPort: port)
         puller.options.bootstrapsFromState = false  // the peer serves /log only
         let following = Task { [puller] in await puller.run(interval: .milliseconds(500)) }
-        try await Task.sleep(for: .seconds(2))
+        // Until five polls came (not for a fixed time: the suite on two cores can hold the
+        // follower back for seconds). Paced, the waits between them are at least half of
+        // 20, 40, 80 and 160 ms (150 ms); unpaced, five came within a millisecond or two.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while requests.value < 5, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         following.cancel()
         await following.value
-        // 20 + 40 + … ms up to 500: about 8 in 2 s; never hundreds.
-        #expect(requests.value >= 2, "the follower never asked")
-        #expect(requests.value < 40, "\(requests.value) polls in 2 s")
+        let times = requests.times
+        try #require(times.count >= 5, "the follower asked \(times.count) times in 120 s")
+        #expect(times[4] - times[0] >= .milliseconds(150), "five polls in \(times[4] - times[0])")
     }
 
     @Test func aSnapshotLargerThanOneChunkStreamsWhole() async throws {
@@ -403,6 +409,14 @@ private final class Counter: @unchecked Sendable {
     // @unchecked: guarded by `lock`.
     private let lock = NSLock()
     private var count = 0
+    private var instants: [ContinuousClock.Instant] = []
     var value: Int { lock.withLock { count } }
-    func increment() { lock.withLock { count += 1 } }
+    /// When each increment came.
+    var times: [ContinuousClock.Instant] { lock.withLock { instants } }
+    func increment() {
+        lock.withLock {
+            count += 1
+            instants.append(.now)
+        }
+    }
 }

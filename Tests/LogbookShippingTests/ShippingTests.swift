@@ -20,6 +20,8 @@ final class TestNode: @unchecked Sendable {
     let token = "secret-token"
     var port = 0
     private var server: RunningServer?
+    /// The server's counts (`pollsWaiting`), once started.
+    private(set) var shippingServer: ShippingServer?
 
     /// `prepare` runs on the directory (new and empty unless given) before the Logbook
     /// opens it.
@@ -45,9 +47,10 @@ final class TestNode: @unchecked Sendable {
         configuration.port = requested
         configuration.logWaitMax = logWaitMax
         configuration.connections = connections
-        let running = try await ShippingServer(
-            logbook: logbook, configuration: configuration, ledger: ledger
-        ).start()
+        let shipping = ShippingServer(
+            logbook: logbook, configuration: configuration, ledger: ledger)
+        let running = try await shipping.start()
+        shippingServer = shipping
         server = running
         port = running.port
     }
@@ -391,12 +394,19 @@ final class TestNode: @unchecked Sendable {
         #expect(ContinuousClock.now - started >= .milliseconds(300))
         // A write during the wait ends it early, with the new record.
         async let held = a.send("/log?from=\(end)&wait_ms=600000", timeout: .seconds(700))
-        try await Task.sleep(for: .milliseconds(100))
+        // The write comes once the poll is seen waiting: a poll arriving after it would be
+        // answered at once, and the wake would go untested.
+        let waitingDeadline = ContinuousClock.now + .seconds(120)
+        while a.shippingServer?.pollsWaiting != 1, ContinuousClock.now < waitingDeadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try #require(a.shippingServer?.pollsWaiting == 1, "the poll never waited")
         let writeStarted = ContinuousClock.now
         try await a.logbook.insertOrUpdate("r", fields: [("a", 2)])
         try a.logbook.sync()
         let answer = try await held
         #expect(answer.status == 200 && !answer.body.isEmpty)
+        #expect(a.shippingServer?.pollsWaiting == 0)
         #expect(ContinuousClock.now - writeStarted < .seconds(300), "answered on the write")
         // Data already there: no wait at all.
         let immediate = ContinuousClock.now
