@@ -10,7 +10,7 @@ struct VerifyCommand: ParsableCommand {
         abstract:
             "Check every batch of every segment: checksums, LZ4 frames, record framing, offsets.",
         discussion:
-            "Exit status 0 when the log is intact, 3 when any batch is damaged (each damaged segment is named with the byte offset and reason)."
+            "Exit status 0 when the log is intact, 3 when any batch is damaged (each damaged segment is named with the byte offset and reason) or a segment or the manifest belongs to another log, 4 when logbook.json is damaged. Runs the checks every open runs: a directory verify passes opens to the same state under every command."
     )
 
     @OptionGroup var target: DirectoryArgument
