@@ -18,10 +18,12 @@ demo-hub: deps
 
 # The hub's tests need PostgreSQL: scripts/with-postgres.sh starts a throwaway server (and
 # installs Debian's postgresql when missing) unless LOGBOOK_TEST_POSTGRES_URL names one.
+# The nemesis (docs/TESTING.md) runs after the suite, alone: its processes load both cores.
 test: deps
 	swift build --build-tests $(SWIFT_FLAGS)
 	swift build --product generate-manual $(SWIFT_FLAGS)
 	bash scripts/with-postgres.sh swift test --skip-build
+	LOGBOOK_NEMESIS=1 bash scripts/with-postgres.sh swift test --skip-build --filter NemesisTests
 
 # Logbook next to SQLite and JSON in one run (tables; add --html report.html for charts).
 bench: deps

@@ -15,9 +15,10 @@ import Testing
 // removed or replaced while a node is down, and connections delayed, cut and replayed.
 // After every round: every node heals (`/readyz`), all converge to one digest, every
 // acknowledged change is held by every node, and `verify` passes on each stopped
-// directory. LOGBOOK_NEMESIS_ROUNDS (default 3) and LOGBOOK_NEMESIS_SEED choose the run;
-// docs/TESTING.md has the long tier.
-@Suite(.serialized) struct NemesisTests {
+// directory. It runs with LOGBOOK_NEMESIS=1; LOGBOOK_NEMESIS_ROUNDS (default 3) and
+// LOGBOOK_NEMESIS_SEED choose the run; docs/TESTING.md has the long tier.
+@Suite(.serialized, .enabled(if: NemesisCluster.enabled)) struct NemesisTests {
+
     typealias PlainChange = Change<String, String, Value>
 
     @Test func acknowledgedChangesSurviveSeededFaultsOverTheShippedBinaries() async throws {
@@ -28,6 +29,7 @@ import Testing
             environment["LOGBOOK_NEMESIS_SEED"].flatMap(UInt64.init) ?? .random(in: 1 ... .max)
         let cluster = try await NemesisCluster(executable: executable, count: 3)
         var run = NemesisRun(seed: seed, cluster: cluster)
+        var failed = false
         do {
             if PrivateCluster.enabled { cluster.hub = try await NemesisHub(executable: executable) }
             for node in cluster.nodes { try await cluster.start(node) }
@@ -36,7 +38,12 @@ import Testing
             }
             if cluster.hub != nil { try await run.checkTheHubHoldsTheState() }
         } catch {
-            Issue.record("seed \(seed): \(error)")
+            failed = true
+            let tails = cluster.nodes.map { "node \($0.nodeId):\n\(cluster.tail($0))" }
+            let report =
+                "seed \(seed), round \(run.roundNumber): \(error); serve logs kept in "
+                + "\(cluster.base)\n" + tails.joined(separator: "\n")
+            Issue.record(Comment(rawValue: report))
         }
         let proxies = cluster.nodes.map(\.proxy) + (cluster.hub.map { [$0.proxy] } ?? [])
         let proxyFaults = proxies.reduce(into: [String: Int]()) { total, proxy in
@@ -47,7 +54,7 @@ import Testing
                 + "proxy faults \(proxyFaults.sorted { $0.key < $1.key }), "
                 + "\(run.acknowledged.count) changes acknowledged, \(run.refusedBatches) batches refused"
         )
-        await cluster.tearDown()
+        await cluster.tearDown(keepingLogs: failed)
     }
 }
 
