@@ -301,17 +301,23 @@ public final class Logbook: @unchecked Sendable {
     }
 
     /// Syncs and closes the log. The instance refuses work afterwards.
+    ///
+    /// A snapshot on close that could not be written (a full disk, say) does not make the
+    /// close fail: everything written is durable, and the next open replays the log instead.
+    /// It is counted (`logbook_snapshot_failures_total`) and said by `lastSnapshotFailure`.
+    /// Before, `logbook put` exited 1 after its write was durable when only that snapshot
+    /// failed.
     public func close() throws(LogbookError) {
         committer?.stop()
         if checkpointsOnClose && failure == nil { try checkpointViews() }
-        // The log stays open for the snapshot's epoch lookup; its failure is reported after
-        // the log is closed.
-        var snapshotFailure: LogbookError?
         let uncovered = locked {
             failure == nil && log.nextOffset > 0 ? snapshots.bytesSinceLast : -1
         }
         if let threshold = snapshotPolicy.onCloseAfterBytes, uncovered >= threshold {
-            do { _ = try writeReplicaSnapshot() } catch { snapshotFailure = error }
+            do { _ = try writeReplicaSnapshot() } catch {
+                metrics.snapshotFailures.increment()
+                locked { snapshots.lastFailure = "snapshot on close not written: \(error)" }
+            }
         }
         // A background snapshot still being written finishes first, and none starts after:
         // no file is written once the directory's lock is released.
@@ -323,7 +329,6 @@ public final class Logbook: @unchecked Sendable {
                 failure = LogbookError(.failed, "the Logbook is closed", path: directory)
             }
         }
-        if let snapshotFailure { throw snapshotFailure }
     }
 
     /// Runs a local write that checks its columns against `ChangeLimits.versionMax` in its

@@ -56,7 +56,7 @@ struct AppendCommand: AsyncParsableCommand {
                 }
             }
             accepted += try await merge(&chunk, into: logbook)
-            try logbook.close()
+            try close(logbook)
         } catch let error as LogbookError {
             throw report(error, chunk: chunk, durableThroughLine: durableThroughLine, logbook)
         } catch {

@@ -63,7 +63,7 @@ struct CompactCommand: ParsableCommand {
         do {
             let report = try logbook.compact(options)
             bar?.end()
-            try logbook.close()
+            try close(logbook)
             try output.print(
                 CompactReport(directory: target.directory, dryRun: dryRun, compaction: report))
         } catch {

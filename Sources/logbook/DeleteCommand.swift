@@ -25,7 +25,7 @@ struct DeleteCommand: AsyncParsableCommand {
                     try await logbook.deleteRecord(record)
                 }
             if let change { print(describe(change)) } else { print("nothing to delete") }
-            try logbook.close()
+            try close(logbook)
         } catch {
             throw exitWithError(error)
         }

@@ -48,7 +48,7 @@ struct ExportCommand: ParsableCommand {
                     output.write(change, place: "at log offset \(offset)")
                 }
             }
-            try logbook.close()
+            try close(logbook)
         } catch {
             throw exitWithError(error)
         }

@@ -48,7 +48,7 @@ struct GCCommand: ParsableCommand {
             let peers = try PeerLedger(directory: target.directory)
             let report = try logbook.collectTombstones(peers: peers, options)
             bar?.end()
-            try logbook.close()
+            try close(logbook)
             try output.print(
                 CollectReport(directory: target.directory, dryRun: dryRun, collection: report))
         } catch {

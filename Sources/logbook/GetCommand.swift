@@ -20,7 +20,7 @@ struct GetCommand: ParsableCommand {
     func run() throws {
         let logbook = try openLogbook(target.directory, durability: .buffered, readOnly: true)
         let report = RecordsReport(directory: target.directory, recordIds: records, in: logbook)
-        do { try logbook.close() } catch { throw exitWithError(error) }
+        do { try close(logbook) } catch { throw exitWithError(error) }
         try output.print(report)
     }
 }

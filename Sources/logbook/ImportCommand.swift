@@ -68,7 +68,7 @@ struct ImportCommand: AsyncParsableCommand {
         let bar = ProgressBar.isTerminal ? ProgressBar(label: "import", unit: .items) : nil
         do {
             let result = try await body(logbook) { bar?.update(Int64($0), of: Int64($1)) }
-            try logbook.close()
+            try close(logbook)
             return result
         } catch {
             throw exitWithError(error)

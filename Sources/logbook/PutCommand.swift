@@ -31,7 +31,7 @@ struct PutCommand: AsyncParsableCommand {
             let changes = try await logbook.insertOrUpdate(record, fields: fields)
             if changes.isEmpty { print("\(record) is deleted; nothing written") }
             for change in changes { print(describe(change)) }
-            try logbook.close()
+            try close(logbook)
         } catch {
             throw exitWithError(error)
         }

@@ -21,6 +21,6 @@ struct ReplayCommand: ParsableCommand {
             target.directory, durability: .buffered, progress: true, readOnly: true,
             snapshots: useSnapshot ? .loadOnly : .off)
         try output.print(ReplayReport(directory: target.directory, logbook: logbook))
-        do { try logbook.close() } catch { throw exitWithError(error) }
+        do { try close(logbook) } catch { throw exitWithError(error) }
     }
 }

@@ -23,7 +23,7 @@ struct SnapshotCommand: ParsableCommand {
         let report: SnapshotReport
         do {
             report = try logbook.writeSnapshot()
-            try logbook.close()
+            try close(logbook)
         } catch {
             throw exitWithError(error)
         }
