@@ -37,7 +37,9 @@ extension FuzzTarget {
         else { return }
         state.checkInvariants()
         let written = ReplicaSnapshotCodec.encode(
-            state, offset: header.offset, epochId: header.epochId)
+            state, offset: header.offset, epochId: header.epochId,
+            identity: header.identity ?? LogIdentity(high: 0, low: 0), historyId: header.historyId,
+            markNonce: header.markNonce)
         guard
             case .success(let (_, reloaded)) = ReplicaSnapshotCodec.decode(
                 written.bytes, nodeId: snapshotNode)
@@ -45,7 +47,9 @@ extension FuzzTarget {
         precondition(
             StateDigest(of: reloaded) == StateDigest(of: state), "the reloaded state differs")
         let writtenAgain = ReplicaSnapshotCodec.encode(
-            reloaded, offset: header.offset, epochId: header.epochId)
+            reloaded, offset: header.offset, epochId: header.epochId,
+            identity: header.identity ?? LogIdentity(high: 0, low: 0), historyId: header.historyId,
+            markNonce: header.markNonce)
         precondition(writtenAgain.bytes == written.bytes, "one state wrote two different files")
     }
 
