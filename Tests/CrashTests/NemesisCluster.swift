@@ -39,6 +39,9 @@ final class NemesisCluster: @unchecked Sendable {
     /// cores its processes starved other tests' requests past their deadlines.
     static let enabled = ProcessInfo.processInfo.environment["LOGBOOK_NEMESIS"] == "1"
 
+    /// Each node's tmpfs: 24 MiB, or LOGBOOK_NEMESIS_DISK (a `mount -o size=` value).
+    static let diskSize = ProcessInfo.processInfo.environment["LOGBOOK_NEMESIS_DISK"] ?? "24m"
+
     let token = "nemesis-token"
     let executable: URL
     private(set) var nodes: [Node] = []
@@ -62,9 +65,12 @@ final class NemesisCluster: @unchecked Sendable {
                 nodeId: NodeId(index + 1), root: root, port: firstPort + index,
                 proxy: try LoopbackProxy(upstreamPort: firstPort + index))
             // A small disk of its own, where mounting is allowed (root): the full-disk fault.
+            // Each fault leaves up to a MiB of accepted values behind (the zeros the log
+            // keeps written ahead take them before writes fail), so a long run needs more
+            // (LOGBOOK_NEMESIS_DISK=1g: tmpfs takes memory only for what is written).
             node.mounted =
                 (try? await Self.run(
-                    "/bin/mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", root]))
+                    "/bin/mount", ["-t", "tmpfs", "-o", "size=\(Self.diskSize)", "tmpfs", root]))
                 == 0
             try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: node.tokenFile))
             nodes.append(node)
