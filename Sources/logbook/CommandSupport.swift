@@ -49,6 +49,7 @@ func openLogbook(
     do {
         let logbook = try Logbook.open(directory: directory, options: options)
         var notes = logbook.tombstoneGCOffsetsLowered.map { "tombstone GC state: \($0)" }
+        notes += logbook.snapshotLoad.setAside.map { "snapshot set aside: \($0)" }
         if !logbook.recovery.isClean { notes.insert("recovery: \(logbook.recovery)", at: 0) }
         var standardError = StandardError()
         for note in notes { print(terminalSafe(note), to: &standardError) }

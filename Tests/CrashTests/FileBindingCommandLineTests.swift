@@ -30,6 +30,31 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == before)
     }
 
+    /// A snapshot of another log is set aside, and the command says so on standard error.
+    @Test func aCommandSaysWhichSnapshotItSetAsideAndWhy() async throws {
+        guard LogbookExecutable.built() != nil else { return }
+        let (first, second) = (CommandLineTests.scratch(), CommandLineTests.scratch())
+        defer {
+            try? FileManager.default.removeItem(atPath: first)
+            try? FileManager.default.removeItem(atPath: second)
+        }
+        for directory in [first, second] {
+            #expect(
+                try await LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
+            try await put(directory, count: 2)
+        }
+        #expect(try await LogbookExecutable.run(["snapshot", second]).status == 0)
+        let snapshots = try FileManager.default.contentsOfDirectory(atPath: second)
+            .filter { $0.hasSuffix(".replica") }
+        try #require(snapshots.count == 1)
+        try FileManager.default.copyItem(
+            atPath: second + "/" + snapshots[0], toPath: first + "/" + snapshots[0])
+        let get = try await LogbookExecutable.run(["get", first, "entity/e0"])
+        #expect(get.status == 0, "\(get.standardError)")
+        #expect(get.standardError.contains("snapshot set aside: \(snapshots[0])"))
+        #expect(get.standardError.contains("taken of log"), "\(get.standardError)")
+    }
+
     @Test func nodeZeroAndAnotherLogsFilesAreRefusedByEveryCommand() async throws {
         guard LogbookExecutable.built() != nil else { return }
         let (first, second) = (CommandLineTests.scratch(), CommandLineTests.scratch())
