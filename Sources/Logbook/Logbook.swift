@@ -114,8 +114,7 @@ public final class Logbook: @unchecked Sendable {
             directory: directory, nodeId: nodeId, options: options)
         let resolvedNode = metadata.nodeId
         var options = options
-        if let recorded = metadata.segmentSizeMax { options.log.segmentSizeMax = recorded }
-        options.log.identity = metadata.identity
+        metadata.apply(to: &options.log)
         if options.log.zeroFillAheadBytes == nil {
             options.log.zeroFillAheadBytes = options.durability.defaultZeroFillAheadBytes
         }

@@ -25,6 +25,13 @@ struct NodeMetadata: Codable, Equatable {
     /// then refuses to run without it (a lost ledger must not make GC standalone).
     var peerLedger: Bool? = nil
 
+    /// What every open of the directory takes from this file: the log's identity and the
+    /// recorded segment size.
+    func apply(to configuration: inout LogConfiguration) {
+        configuration.identity = identity
+        if let segmentSizeMax { configuration.segmentSizeMax = segmentSizeMax }
+    }
+
     /// The identity `logId` names.
     var identity: LogIdentity? { logId.flatMap { LogIdentity(hex: $0) } }
 
@@ -163,8 +170,7 @@ extension Logbook {
                 path: directory)
         }
         var configuration = LogConfiguration()
-        configuration.identity = metadata.identity
-        if let size = metadata.segmentSizeMax { configuration.segmentSizeMax = size }
+        metadata.apply(to: &configuration)
         do {
             return try Log.openReadOnly(
                 directory: directory, fileSystem: fileSystem, configuration: configuration)

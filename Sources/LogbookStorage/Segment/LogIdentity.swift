@@ -30,19 +30,21 @@ public struct LogIdentity: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// 32 lowercase hexadecimal digits.
-    public var hex: String { Self.digits(high) + Self.digits(low) }
+    public var hex: String { zeroPaddedHex(high) + zeroPaddedHex(low) }
 
     /// The hexadecimal digits.
     public var description: String { hex }
-
-    private static func digits(_ number: UInt64) -> String {
-        let text = String(number, radix: 16)
-        return String(repeating: "0", count: 16 - text.count) + text
-    }
 }
 
 extension UInt8 {
     fileprivate var isHexDigit: Bool {
         (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
     }
+}
+
+/// `value` in lowercase hexadecimal, zero-padded to its type's full width (16 digits for a
+/// UInt64, 8 for a UInt32), so names and messages line up and parse back by length.
+func zeroPaddedHex<Number: FixedWidthInteger & UnsignedInteger>(_ value: Number) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: Number.bitWidth / 4 - digits.count) + digits
 }

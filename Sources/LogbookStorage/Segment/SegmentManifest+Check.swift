@@ -85,8 +85,8 @@ extension SegmentManifest {
             else { continue }
             problems.append(
                 "\(SegmentFileName.segment(baseOffset: segment.baseOffset)) ends in a batch with "
-                    + "CRC \(hex(segment.lastBatchCRC)), but this log sealed it with "
-                    + "\(hex(expected))")
+                    + "CRC 0x\(zeroPaddedHex(segment.lastBatchCRC)), but this log sealed it with "
+                    + "0x\(zeroPaddedHex(expected))")
         }
         guard !problems.isEmpty else { return }
         throw StorageError(
@@ -106,9 +106,4 @@ extension SegmentManifest {
                 + "\(expected.hex): the segments were copied in from another log",
             path: directory + "/" + Self.fileName)
     }
-}
-
-private func hex(_ crc: UInt32) -> String {
-    let digits = String(crc, radix: 16)
-    return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
 }
