@@ -270,7 +270,9 @@ public final class Logbook: @unchecked Sendable {
     ///
     /// Every change is checked against `ChangeLimits` first; if one breaks a bound the call
     /// throws `.invalidChange` naming it (`changeIndex`), or `.limitExceeded` when the
-    /// versions would exhaust the clock, and merges nothing.
+    /// versions would exhaust the clock, and merges nothing. A `dbVersion` or `colVersion`
+    /// this replica's clock would not follow fully (above 2^62 and more than 2^32 past the
+    /// clock) is refused too: a crdt-lite client that pulled it could not write again.
     @discardableResult
     public nonisolated(nonsending) func merge(_ changes: [Change<String, String, Value>])
         async throws(LogbookError) -> [Change<String, String, Value>]
@@ -283,11 +285,22 @@ public final class Logbook: @unchecked Sendable {
     public nonisolated(nonsending) func mergeLocated(_ changes: [Change<String, String, Value>])
         async throws(LogbookError) -> MergedChanges
     {
+        try await mergeLocated(changes, from: .client)
+    }
+
+    /// `mergeLocated(_:)` for changes from `origin`: a peer's versions are not held to the
+    /// client door (`RemoteChangeOrigin`).
+    package nonisolated(nonsending) func mergeLocated(
+        _ changes: [Change<String, String, Value>], from origin: RemoteChangeOrigin
+    ) async throws(LogbookError) -> MergedChanges {
         try ChangeAdmission.checkRemote(changes)
         metrics.receivedChanges.increment(by: Int64(changes.count))
         return try await logged { crdt throws(LogbookError) in
-            try ChangeAdmission.checkClockRoom(
-                clock: crdt.getClock().currentTime(), merging: changes)
+            let clock = crdt.getClock().currentTime()
+            if origin == .client {
+                try ChangeAdmission.checkClientVersions(clock: clock, merging: changes)
+            }
+            try ChangeAdmission.checkClockRoom(clock: clock, merging: changes)
             return (changes, crdt.merge(changes))
         }
     }

@@ -24,7 +24,7 @@ extension CRDT {
                 var record = Record<C, V>()
                 for change in changes[start..<end] {
                     highestVersion = max(
-                        highestVersion, LogicalClock.followed(change.dbVersion),
+                        highestVersion, LogicalClock.followed(change.dbVersion, at: highestVersion),
                         change.localDbVersion)
                     if let column = change.colName {
                         _ = Self.applyIfAccepted(
@@ -37,7 +37,7 @@ extension CRDT {
                 end = max(end, start + 1)
                 for change in changes[start..<end] {
                     highestVersion = max(
-                        highestVersion, LogicalClock.followed(change.dbVersion),
+                        highestVersion, LogicalClock.followed(change.dbVersion, at: highestVersion),
                         change.localDbVersion)
                     apply(change, localDbVersion: change.localDbVersion, mergeRule: rule)
                 }

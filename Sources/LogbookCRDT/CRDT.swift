@@ -58,7 +58,7 @@ public final class CRDT<
 
     /// Applies stored changes (this replica's own accepted history) in order, keeping their
     /// `localDbVersion`s, then advances the clock to the highest version seen (origin
-    /// versions only up to `LogicalClock.followMax`, as a merge does).
+    /// versions only as far as `LogicalClock.followed(_:at:)` says, as a merge does).
     ///
     /// Unlike `reset(changes:)` it keeps the current state, so a log can be replayed batch by
     /// batch. Complexity: O(n) expected.
@@ -67,7 +67,8 @@ public final class CRDT<
         let rule = DefaultMergeRule()
         for change in changes {
             highestVersion = max(
-                highestVersion, LogicalClock.followed(change.dbVersion), change.localDbVersion)
+                highestVersion, LogicalClock.followed(change.dbVersion, at: highestVersion),
+                change.localDbVersion)
             apply(change, localDbVersion: change.localDbVersion, mergeRule: rule)
         }
         clock.setTime(highestVersion)

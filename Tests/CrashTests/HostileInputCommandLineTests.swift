@@ -40,6 +40,17 @@ import Testing
         try await expectStillWorking(directory)
     }
 
+    @Test func appendRefusesAVersionItsClientsCouldNotWritePast() async throws {
+        guard let directory = try await initialized() else { return }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let input = line() + "\n" + line(dbVersion: "9223372036854775807") + "\n"
+        let appended = try await LogbookExecutable.run(["append", directory, "-"], input: input)
+        #expect(appended.status == 2, "\(appended.standardError)")
+        #expect(appended.standardError.contains("2^32 past its clock"), "\(appended.standardError)")
+        #expect(appended.standardError.contains("nothing from stdin was merged"))
+        try await expectStillWorking(directory)
+    }
+
     @Test func appendRefusesAValueNestedTooDeep() async throws {
         guard let directory = try await initialized() else { return }
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -25,11 +25,23 @@ import Testing
         #expect(clock.tick() == 42)
     }
 
-    @Test func updateFollowsReceivedTimesOnlyUpToFollowMax() {
+    @Test func updateFollowsFullyUpToTheFloorThenOnlyTheLeadPastItsOwnTime() {
+        let floor = LogicalClock.followFloor
+        let lead = LogicalClock.followLead
         var clock = LogicalClock()
-        #expect(clock.update(UInt64.max) == LogicalClock.followMax + 1)
-        #expect(clock.update(LogicalClock.followMax + 5) == LogicalClock.followMax + 2)
-        #expect(clock.tick() == LogicalClock.followMax + 3)
+        #expect(clock.update(floor) == floor + 1, "up to the floor a time is followed fully")
+        #expect(clock.update(floor + lead + 1) == floor + lead + 2, "within the lead, fully")
+        #expect(clock.update(UInt64.max) == floor + 2 * lead + 3, "past it, by the lead")
+        #expect(clock.update(floor + 5) == floor + 2 * lead + 4, "an old time ticks by one")
+        #expect(clock.tick() == floor + 2 * lead + 5)
+        var fresh = LogicalClock()
+        #expect(fresh.update(UInt64.max) == floor + lead + 1)
+    }
+
+    @Test func theFollowLimitSaturatesAtTheTop() {
+        #expect(LogicalClock.followLimit(from: .max - 1) == .max)
+        #expect(
+            LogicalClock.followLimit(from: 0) == LogicalClock.followFloor + LogicalClock.followLead)
     }
 
     @Test func arithmeticSaturatesInsteadOfTrapping() {
@@ -45,12 +57,13 @@ import Testing
             recordId: "r", colName: "c", value: 1, colVersion: .max, dbVersion: .max, nodeId: 9,
             localDbVersion: 1)
         #expect(crdt.mergeChanges([hostile]).count == 1)
-        #expect(crdt.getClock().currentTime() == LogicalClock.followMax + 1)
+        let followed = LogicalClock.followFloor + LogicalClock.followLead
+        #expect(crdt.getClock().currentTime() == followed + 1)
         // The column is at the top: a local write keeps it there instead of trapping.
         let write = crdt.insertOrUpdate("r", fields: [("c", 2), ("d", 3)])
         #expect(write.map(\.colVersion) == [.max, 1])
-        #expect(write.map(\.dbVersion) == [LogicalClock.followMax + 2, LogicalClock.followMax + 2])
+        #expect(write.map(\.dbVersion) == [followed + 2, followed + 2])
         let rebuilt = CRDT<String, String, Int>(nodeId: 1, changes: [hostile])
-        #expect(rebuilt.getClock().currentTime() == LogicalClock.followMax)
+        #expect(rebuilt.getClock().currentTime() == followed)
     }
 }

@@ -38,6 +38,25 @@ import Testing
         try await expectWritable(node)
     }
 
+    @Test func aVersionAClientsFollowersCouldNotWritePastIsRefusedWith400() async throws {
+        let node = try TestNode(node: 1)
+        defer { node.stop() }
+        try await node.start()
+        // 2^63 − 1 fits the log, but a crdt-lite client that pulled it would make 2^63 next,
+        // which no node takes (docs/decisions/0014): the door is 2^62 + 2^32 on a new node.
+        for version in ["9223372036854775807", "4611686022722355201"] {
+            let refused = try await node.send(
+                "/changes", method: .POST, body: json(dbVersion: version))
+            #expect(refused.status == 400)
+            #expect(refused.body.contains("2^32 past its clock"), "\(refused.body)")
+        }
+        #expect(node.logbook.records().isEmpty)
+        let highest = try await node.send(
+            "/changes", method: .POST, body: json(dbVersion: "4611686022722355200"))
+        #expect(highest.status == 200, "\(highest.body)")
+        try await expectWritable(node)
+    }
+
     @Test func aClientsDecomposedRecordIdIsRefusedWith400() async throws {
         let node = try TestNode(node: 1)
         defer { node.stop() }

@@ -91,9 +91,13 @@ import Testing
 
     @Test func theLargestVersionsAreAdmittedAndDoNotPinTheClock() async throws {
         try await withLogbook { logbook in
+            // From a peer's log: a client's are held to the door (`ClientVersionDoorTests`).
             let top = change(colVersion: ChangeLimits.versionMax - 1, dbVersion: .init(Int64.max))
-            #expect(try await logbook.merge([top, change("e/gone", column: nil)]).count == 2)
-            #expect(logbook.clock().currentTime() <= LogicalClock.followMax + 2)
+            let merged = try await logbook.mergeLocated(
+                [top, change("e/gone", column: nil)], from: .peer)
+            #expect(merged.acceptedCount == 2)
+            let followed = LogicalClock.followFloor + LogicalClock.followLead
+            #expect(logbook.clock().currentTime() <= followed + 2)
             // The column takes one more write (to versionMax), then refuses, alone.
             let last = try await logbook.insertOrUpdate("e/x", fields: [("n", "mine")])
             #expect(last.first?.colVersion == ChangeLimits.versionMax)

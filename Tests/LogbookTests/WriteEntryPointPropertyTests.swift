@@ -20,7 +20,8 @@ import Testing
 
         mutating func version() -> UInt64 {
             let edges: [UInt64] = [
-                0, 1, 2, 1 << 62, (1 << 62) + 1, ChangeLimits.versionMax - 1,
+                0, 1, 2, 1 << 62, (1 << 62) + 1, (1 << 62) + (1 << 32),
+                (1 << 62) + (1 << 32) + 1, ChangeLimits.versionMax - 1,
                 ChangeLimits.versionMax, ChangeLimits.versionMax + 1, .max - 1, .max,
             ]
             return random.chance(0.6)
@@ -71,13 +72,14 @@ import Testing
         }
     }
 
-    /// The model: whether a change keeps every stateless bound.
-    static func withinLimits(_ change: StringChange) -> Bool {
-        guard change.dbVersion <= ChangeLimits.versionMax,
+    /// The model: whether a change keeps every stateless bound, and its versions are at
+    /// most `door` (`ChangeLimits.clientVersionMax` of the clock before the call).
+    static func withinLimits(_ change: StringChange, door: UInt64) -> Bool {
+        guard change.dbVersion <= door,
             change.recordId.utf8.count <= ChangeLimits.recordIdSizeMax
         else { return false }
         guard let column = change.colName else { return true }
-        guard change.colVersion <= ChangeLimits.versionMax,
+        guard change.colVersion <= door,
             column.utf8.count <= ChangeLimits.columnNameSizeMax
         else { return false }
         return change.value.map(valueWithinLimits) ?? true
@@ -108,7 +110,8 @@ import Testing
                 switch entry {
                 case 0:
                     try await logbook.merge(changes)
-                    expected = changes.allSatisfy(Self.withinLimits)
+                    let door = ChangeLimits.clientVersionMax(clock: before.1.currentTime())
+                    expected = changes.allSatisfy { Self.withinLimits($0, door: door) }
                 case 1:
                     let fields = changes.compactMap { change in
                         change.colName.map { ($0, change.value ?? .null) }

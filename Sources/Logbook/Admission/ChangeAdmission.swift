@@ -68,17 +68,46 @@ package enum ChangeAdmission {
     }
 
     /// Checks that merging `changes` cannot take the clock past `ChangeLimits.versionMax`:
-    /// each moves it to at most its followed `dbVersion` plus one. Call under the lock.
+    /// each moves it one past the part of its `dbVersion` it follows
+    /// (`LogicalClock.followed(_:at:)`). Call under the lock.
     static func checkClockRoom(
         clock: UInt64, merging changes: [Change<String, String, Value>]
     ) throws(LogbookError) {
-        let highest = changes.reduce(clock) { max($0, LogicalClock.followed($1.dbVersion)) }
-        let (end, overflow) = highest.addingReportingOverflow(UInt64(changes.count))
-        guard overflow || end > ChangeLimits.versionMax else { return }
+        var end = LogicalClock()
+        end.setTime(clock)
+        for index in changes.indices { end.update(changes[index].dbVersion) }
+        guard end.currentTime() > ChangeLimits.versionMax else { return }
         throw LogbookError(
             .limitExceeded,
             "merging \(changes.count) change(s) would move the clock from \(clock) past "
                 + "\(ChangeLimits.versionMax) (ChangeLimits.versionMax); nothing was merged")
+    }
+
+    /// Checks remote changes from a client against `ChangeLimits.clientVersionMax(clock:)`; throws
+    /// `.invalidChange` naming the first change over it. Call under the lock.
+    static func checkClientVersions(
+        clock: UInt64, merging changes: [Change<String, String, Value>]
+    ) throws(LogbookError) {
+        let limit = ChangeLimits.clientVersionMax(clock: clock)
+        for index in changes.indices {
+            let change = changes[index]
+            let version =
+                if change.dbVersion > limit {
+                    ("dbVersion", change.dbVersion)
+                } else if change.colName != nil && change.colVersion > limit {
+                    ("colVersion", change.colVersion)
+                } else {
+                    nil as (String, UInt64)?
+                }
+            guard let (name, value) = version else { continue }
+            throw refusal(
+                "\(name) \(value) is past \(limit), the highest version a replica whose "
+                    + "clock is at \(clock) takes from a client (2^62, or 2^32 past its clock; "
+                    + "ChangeLimits.clientVersionMax): a client that followed it could run out "
+                    + "of versions",
+                recordId: change.recordId, column: change.colName, index: index,
+                of: changes.count)
+        }
     }
 
     /// Checks that a local write can take a new version: the clock must be below

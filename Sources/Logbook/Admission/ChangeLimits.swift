@@ -13,6 +13,16 @@ public enum ChangeLimits {
     /// Why 2^63 − 1: it fits a signed 64-bit integer (PostgreSQL's `bigint`, SQLite, Java and
     /// Kotlin longs), and `max(clock, version) + 1` can never overflow.
     public static let versionMax: UInt64 = UInt64(Int64.max)
+    /// The highest `dbVersion` or `colVersion` a replica whose clock is at `clock` admits
+    /// from a client: what its clock follows fully (2^62, or 2^32 past the clock), and never
+    /// within 2^32 of `versionMax`. A crdt-lite client follows every `dbVersion` it pulls
+    /// and writes a column one past its `colVersion`, so whoever pulled a change admitted
+    /// here can make 2^32 more versions that are admitted too. Peers' logs are not held to
+    /// it (their own doors were), only followed as far
+    /// (docs/decisions/0014-a-version-door-relative-to-the-clock.md).
+    public static func clientVersionMax(clock: UInt64) -> UInt64 {
+        min(LogicalClock.followLimit(from: clock), versionMax - LogicalClock.followLead)
+    }
     /// The deepest nesting of arrays and objects in a value: a top-level scalar is at depth
     /// 0, the elements of a top-level array at depth 1.
     public static let valueDepthMax = Value.nestingDepthMax

@@ -272,7 +272,7 @@ public struct ReplicationSession: Sendable {
         record: (MergedChanges) throws -> Void
     ) async throws -> MergedChanges {
         func mergeSyncRecord() async throws -> MergedChanges {
-            let merged = try await logbook.mergeLocated(changes)
+            let merged = try await logbook.mergeLocated(changes, from: .peer)
             try logbook.sync()
             try record(merged)
             return merged

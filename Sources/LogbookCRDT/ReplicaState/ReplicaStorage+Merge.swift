@@ -24,7 +24,9 @@ extension ReplicaStorage {
         forEachChange(of: changes) { storage, changes, position, number in
             let localDbVersion = changes[position].localDbVersion
             highestVersion = max(
-                highestVersion, LogicalClock.followed(changes[position].dbVersion), localDbVersion)
+                highestVersion,
+                LogicalClock.followed(changes[position].dbVersion, at: highestVersion),
+                localDbVersion)
             storage.apply(changes, position, to: number, localDbVersion: localDbVersion)
         }
         clock.setTime(highestVersion)
