@@ -193,6 +193,7 @@ public enum HubSchema {
         statePageFunction,
         statePagePlans,
         streamEpochs,
+        streamVersionHigh,
     ]
 
     /// Applies every migration the database lacks; returns the versions applied (empty when

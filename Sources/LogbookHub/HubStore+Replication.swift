@@ -154,6 +154,6 @@ extension HubStore {
         } catch let error as ShippingFormatError {
             throw HubError.badRequest("\(error); nothing of the push was merged")
         }
-        return try await merge(changes, into: stream)
+        return try await merge(changes, into: stream, from: .peer)
     }
 }

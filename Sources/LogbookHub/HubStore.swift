@@ -77,8 +77,19 @@ public struct HubStore: Sendable {
     /// once it has committed. Checks every change first: one over the engine's bounds
     /// refuses the push whole. Pushes into one stream that arrive while it merges are
     /// merged together next (`HubMergeQueue`); each is told what of its own was accepted.
+    ///
+    /// A client's versions are held to the stream's door (`admitVersions`): past 2^62, at
+    /// most 2^32 ahead of the stream's highest.
     public func merge(
         _ changes: [Change<String, String, Value>], into stream: HubStream
+    ) async throws -> HubMergeReport {
+        try await merge(changes, into: stream, from: .client)
+    }
+
+    /// `merge(_:into:)` of changes from `origin`: nodes' shipped batches are `.peer`.
+    func merge(
+        _ changes: [Change<String, String, Value>], into stream: HubStream,
+        from origin: RemoteChangeOrigin
     ) async throws -> HubMergeReport {
         guard changes.count <= Self.pushChangesMax else {
             throw HubError.tooLarge(
@@ -87,6 +98,7 @@ public struct HubStore: Sendable {
         }
         try HubBatch.check(changes)
         guard !changes.isEmpty else { return HubMergeReport(received: 0) }
+        try await admitVersions(changes, into: stream, from: origin)
         let (client, logger, metrics, limit) = (client, logger, metrics, mergeWaitMax)
         var report = try await mergeQueue.merge(changes, into: stream.id) { pushes in
             let statement = HubMergeStatement(stream: stream, batch: HubBatch(pushes: pushes))
