@@ -16,4 +16,7 @@ struct EngineMetrics: Sendable {
     let snapshotDuration = Timer(label: "logbook_snapshot_seconds")
     /// Background snapshots that failed (the next one is tried after as many bytes again).
     let snapshotFailures = Counter(label: "logbook_snapshot_failures_total")
+    /// Seals of the active segment for maintenance that failed and left writes going (no
+    /// room for an index, a segment or the manifest).
+    let sealFailures = Counter(label: "logbook_seal_failures_total")
 }

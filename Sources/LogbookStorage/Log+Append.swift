@@ -206,13 +206,29 @@ extension Log {
     /// Flushes and seals the active segment now, when it holds anything, so maintenance
     /// passes (which only rewrite sealed segments) can reach its records.
     public func sealActiveSegment() throws(StorageError) {
+        if let failure = try sealActiveSegmentLeavingItWritable() { throw failure }
+    }
+
+    /// `sealActiveSegment()` for maintenance, which must never stop writes: a failure past
+    /// the active segment's sync (writing its index, creating the next segment, recording
+    /// them in the manifest: a full disk, say) is returned, and the log stays writable
+    /// (`startSegment(at:)`). Throws only what may have broken the log: a failed flush or
+    /// sync, or a half-made segment that could not be removed.
+    public func sealActiveSegmentLeavingItWritable() throws(StorageError) -> StorageError? {
         guard !isClosed else {
             throw StorageError(.closed, "seal of a closed log", path: directory)
         }
         try requireWritable("seal")
         try flush()
-        guard active.size > 0 else { return }
-        try roll(nextBaseOffset: nextOffset)
+        guard active.size > 0 else { return nil }
+        try syncForRoll()
+        do throws(RollFailure) { try startSegment(at: nextOffset) } catch {
+            switch error {
+            case .leftWritable(let failure): return failure
+            case .broke(let failure): throw failure
+            }
+        }
+        return nil
     }
 
     private func shouldRoll(adding batchSize: Int) -> Bool {
@@ -232,19 +248,63 @@ extension Log {
     /// segments after the manifest's active one).
     func roll(nextBaseOffset: UInt64) throws(StorageError) {
         precondition(nextBaseOffset >= active.index.nextOffset, "roll back to \(nextBaseOffset)")
-        try cutPastLastBatch()
+        try syncForRoll()
+        do throws(RollFailure) { try startSegment(at: nextBaseOffset) } catch {
+            switch error {
+            case .leftWritable(let failure), .broke(let failure): throw failure
+            }
+        }
+    }
+
+    /// The first half of a roll: the active segment cut to its last batch and synced.
+    private func syncForRoll() throws(StorageError) {
+        _ = try cutPastLastBatch()
         try active.file.sync()
         durableOffset = flushedOffset
-        try writeIndex(active.index)
+    }
+
+    /// How the second half of a roll failed.
+    enum RollFailure: Error {
+        /// The log is writable: the roll did not happen, or only the manifest is behind.
+        case leftWritable(StorageError)
+        /// A new segment file could not be removed again: a reopen would find it inside
+        /// the active segment's offsets.
+        case broke(StorageError)
+    }
+
+    /// The second half of a roll, after `syncForRoll()`: writes the synced segment's index,
+    /// creates the next segment at `nextBaseOffset`, switches to it and records both in the
+    /// manifest. Whatever fails, the log stays writable. Before the switch nothing changed
+    /// but the index (rewritten by the next roll; an open rebuilds one that does not match),
+    /// and a new file created is removed. After it only the manifest is behind: the next
+    /// manifest write brings it up to date, and a reopen before that reads a roll.
+    private func startSegment(at nextBaseOffset: UInt64) throws(RollFailure) {
         let newPath = path(ofSegment: nextBaseOffset)
-        let newFile = try fileSystem.open(newPath, mode: .createNew)
-        try fileSystem.syncDirectory(directory)
-        try active.file.close()
+        let newFile: any StorageFile
+        do throws(StorageError) {
+            try writeIndex(active.index)
+            newFile = try fileSystem.open(newPath, mode: .createNew)
+        } catch {
+            throw .leftWritable(error)
+        }
+        do throws(StorageError) { try fileSystem.syncDirectory(directory) } catch {
+            try? newFile.close()  // empty and never written: nothing to lose
+            do throws(StorageError) { try fileSystem.removeFile(newPath) } catch {
+                throw .broke(error)
+            }
+            throw .leftWritable(error)
+        }
+        let previous = active.file
         sealed.append(active.index)
         active = ActiveSegment(
             file: newFile, index: SegmentIndex(baseOffset: nextBaseOffset), lastBatchCRC: 0,
             createdAtNanoseconds: clock?.nowNanoseconds() ?? 0)
-        try writeManifest()
+        do throws(StorageError) {
+            try previous.close()
+            try writeManifest()
+        } catch {
+            throw .leftWritable(error)
+        }
     }
 
     /// Records the current segments in the manifest, durably.

@@ -117,9 +117,28 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Ends `failOperations(after:)`: every later operation succeeds again (the disk has room).
+    /// Until `stopFailingOperations()`, every write, sync, rename and creation of a path
+    /// `isFull` says yes to fails with ENOSPC, and every other succeeds: a disk with room
+    /// left in the files already written (the active segment's zeros ahead) and none for
+    /// new ones.
+    public func failOperations(on isFull: @escaping @Sendable (String) -> Bool) {
+        lock.withLock { fullPaths = isFull }
+    }
+
+    /// Ends `failOperations(after:)` and `failOperations(on:)`: every later operation
+    /// succeeds again (the disk has room).
     public func stopFailingOperations() {
-        lock.withLock { operationsBeforeFailure = nil }
+        lock.withLock {
+            operationsBeforeFailure = nil
+            fullPaths = nil
+        }
+    }
+    private var fullPaths: (@Sendable (String) -> Bool)?
+
+    /// Throws ENOSPC for a path `failOperations(on:)` names (lock held by the caller).
+    private func requireRoom(_ path: String) throws(StorageError) {
+        guard let fullPaths, fullPaths(path) else { return }
+        throw StorageError(.io, "injected full disk", path: path, errno: 28)
     }
 
     /// A read-only mount: while set, opening for writing, creating, removing and renaming
@@ -158,6 +177,7 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
             return SimulatedFile(
                 fileSystem: self, node: node, path: path, isWritable: mode == .readWrite)
         case .createNew:
+            try requireRoom(path)
             guard namespace[path] == nil else {
                 throw StorageError(.alreadyExists, "file exists", path: path)
             }
@@ -267,6 +287,7 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
 
     func countOperation(path: String) throws(StorageError) {
         operationCount += 1
+        try requireRoom(path)
         if let remaining = operationsBeforeFailure {
             if remaining <= 0 {
                 throw StorageError(.io, "injected I/O failure", path: path, errno: 5)

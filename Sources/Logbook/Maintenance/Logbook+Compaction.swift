@@ -23,15 +23,31 @@ extension Logbook {
 
     /// Flushes and seals the active segment (when it holds anything), so compaction and GC,
     /// which rewrite only sealed segments, reach everything logged so far.
+    ///
+    /// A seal that fails once the active segment is synced (no room for its index, the next
+    /// segment or the manifest) throws, and leaves the instance writable: maintenance must
+    /// never stop writes (issue 60, class 4). Only a failed flush or sync fails the instance.
     public func sealActiveSegment() throws(LogbookError) {
         try locked { () throws(LogbookError) in
             if let failure { throw failure }
-            do throws(StorageError) {
-                try log.sync()
-                try log.sealActiveSegment()
-            } catch {
-                throw fail(error)
-            }
+            try sealLeavingWritable()
+        }
+    }
+
+    /// Called with the lock held: seals the active segment; see `sealActiveSegment()`.
+    func sealLeavingWritable() throws(LogbookError) {
+        let harmless: StorageError?
+        do throws(StorageError) {
+            try log.sync()
+            harmless = try log.sealActiveSegmentLeavingItWritable()
+        } catch {
+            throw fail(error)
+        }
+        if let harmless {
+            metrics.sealFailures.increment()
+            throw LogbookError(
+                .failed, "the active segment was not sealed (writes go on): \(harmless)",
+                path: directory, storageError: harmless)
         }
     }
 
@@ -90,7 +106,7 @@ extension Logbook {
     func sealActiveSegment(after runs: [SegmentRun]) throws(LogbookError) -> SegmentRun? {
         try locked { () throws(LogbookError) -> SegmentRun? in
             guard log.sealedSegments.count == runs.count else { return nil }
-            do throws(StorageError) { try log.sealActiveSegment() } catch { throw fail(error) }
+            try sealLeavingWritable()
             let count = log.sealedSegments.count
             return count == runs.count + 1 ? log.sealedRun((count - 1)..<count) : nil
         }

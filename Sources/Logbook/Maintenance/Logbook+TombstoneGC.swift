@@ -161,10 +161,10 @@ extension Logbook {
             do throws(StorageError) {
                 try appendClock()
                 try log.sync()
-                if sealing { try log.sealActiveSegment() }
             } catch {
                 throw fail(error)
             }
+            if sealing { try sealLeavingWritable() }
         }
     }
 
