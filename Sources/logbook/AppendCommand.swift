@@ -14,8 +14,8 @@ struct AppendCommand: AsyncParsableCommand {
             (snake_case), and merges them as remote changes: the CRDT decides what is accepted, \
             and only accepted changes are logged. A malformed line, or a change over one of \
             the limits (docs/storage.md#limits), stops the command with its line number \
-            and exit code 2; every 10,000 changes are made durable, and the error says \
-            through which line the file was merged.
+            and exit code 2, as does a line over 64 MiB; every 10,000 changes are made \
+            durable, and the error says through which line the file was merged.
             """)
 
     @OptionGroup var target: DirectoryArgument
@@ -24,17 +24,18 @@ struct AppendCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let data: Data
+        let input: FileHandle
         do {
-            data =
+            input =
                 file == "-"
-                ? FileHandle.standardInput.readDataToEndOfFile()
-                : try Data(contentsOf: URL(fileURLWithPath: file))
+                ? FileHandle.standardInput
+                : try FileHandle(forReadingFrom: URL(fileURLWithPath: file))
         } catch {
             throw exitWithError(error)
         }
         let logbook = try openLogbook(target.directory, durability: .buffered, progress: true)
-        var reader = ChangeJSONLinesReader<String, String, Value>(data)
+        // A block of lines at a time: memory holds a block and a line, not the input.
+        var reader = ChangeJSONLinesStream(input)
         var chunk = Chunk()
         var read = 0
         var accepted = 0
@@ -43,7 +44,7 @@ struct AppendCommand: AsyncParsableCommand {
         do {
             while true {
                 let next: Change<String, String, Value>?
-                do { next = try reader.next() } catch {
+                do { next = try reader.next() } catch let error as ChangeJSONError {
                     failure = error
                     break
                 }

@@ -51,6 +51,18 @@ import Testing
         try await expectStillWorking(directory)
     }
 
+    @Test func appendRefusesALineOverItsBoundWithoutHoldingIt() async throws {
+        guard let directory = try await initialized() else { return }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let long = line(value: "\"" + String(repeating: "v", count: 65 << 20) + "\"")
+        let input = line() + "\n" + long + "\n"
+        let appended = try await LogbookExecutable.run(["append", directory, "-"], input: input)
+        #expect(appended.status == 2, "\(appended.standardError)")
+        #expect(appended.standardError.contains("line 2"), "\(appended.standardError)")
+        #expect(appended.standardError.contains("longer than 67108864 bytes"))
+        try await expectStillWorking(directory)
+    }
+
     @Test func appendRefusesAValueNestedTooDeep() async throws {
         guard let directory = try await initialized() else { return }
         defer { try? FileManager.default.removeItem(atPath: directory) }
