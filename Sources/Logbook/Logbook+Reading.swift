@@ -40,6 +40,14 @@ extension Logbook {
         locked { crdt.changedState(since: version) }.changes()
     }
 
+    /// What `getChangesSince(version)` would return, gathered under the lock without building
+    /// a change (`ChangedState`: O(records), references to the state's own records): an
+    /// answer built from it a window at a time (`ChangedState.windowEnds(changesMax:)`)
+    /// holds one window's changes at once.
+    public func changedState(since version: UInt64) -> ChangedState<String, String, Value> {
+        locked { crdt.changedState(since: version) }
+    }
+
     /// `getChangesSince(version)` a page at a time: the changes up to a local version chosen
     /// so the page holds about `changesMax` (more only when one transaction is larger), and
     /// the version to ask after next, nil when nothing newer was left. A client that pages

@@ -45,6 +45,48 @@ public struct ChangedState<
         return changes
     }
 
+    /// The changes with a local version in `above + 1 ... through`, in `getChangesSince`'s
+    /// order: one window of `windowEnds(changesMax:)`.
+    @inlinable public func changes(above: UInt64, through: UInt64) -> [Change<K, C, V>] {
+        var changes: [Change<K, C, V>] = []
+        forEachChange { id, column, value, version in
+            guard version.localDbVersion > above, version.localDbVersion <= through else {
+                return
+            }
+            changes.append(
+                Change(
+                    recordId: id, colName: column, value: value, colVersion: version.colVersion,
+                    dbVersion: version.dbVersion, nodeId: version.nodeId,
+                    localDbVersion: version.localDbVersion))
+        }
+        changes.sort(by: Self.isInSyncOrder)
+        return changes
+    }
+
+    /// Cuts the changes into windows of about `changesMax` each, in local version order: the
+    /// local version each window ends at (the last is the highest held), with the number of
+    /// changes in all. A window never splits one local version (one transaction), so it
+    /// holds more when one is larger. An answer built a window at a time
+    /// (`changes(above:through:)`, from `since`) holds one window's changes at once, not all
+    /// of them; what it costs is a walk of the entries per window and 8 bytes per change
+    /// here. Complexity: O(changes log changes).
+    @inlinable public func windowEnds(changesMax: Int) -> (ends: [UInt64], changeCount: Int) {
+        var versions: [UInt64] = []
+        forEachChange { _, _, _, version in versions.append(version.localDbVersion) }
+        versions.sort()
+        var ends: [UInt64] = []
+        var inWindow = 0
+        for index in versions.indices {
+            inWindow += 1
+            let last = index == versions.count - 1 || versions[index + 1] != versions[index]
+            if last && (inWindow >= Swift.max(1, changesMax) || index == versions.count - 1) {
+                ends.append(versions[index])
+                inWindow = 0
+            }
+        }
+        return (ends, versions.count)
+    }
+
     /// The changes `changes(through:)` gives, in no particular order: for a receiver that
     /// merges them, which gives the same state in any order, without the sort.
     @inlinable public func unorderedChanges(through: UInt64 = .max) -> [Change<K, C, V>] {

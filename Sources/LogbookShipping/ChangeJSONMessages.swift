@@ -97,20 +97,77 @@ package enum ChangeJSONMessages {
         _ changes: [Change<String, String, Value>], format: ChangeJSONFormat,
         to writer: inout any ResponseBodyWriter
     ) async throws {
-        var chunk = Data("[".utf8)
-        chunk.reserveCapacity(chunkBytes + 4096)
-        for (index, change) in changes.enumerated() {
-            if index > 0 { chunk.append(UInt8(ascii: ",")) }
-            chunk.append(try ChangeJSON.encode(change, format: format))
-            if chunk.count >= chunkBytes {
-                try await writer.write(ByteBuffer(bytes: chunk))
-                chunk.removeAll(keepingCapacity: true)
-                await Task.yield()
+        var array = ArrayWriter(format: format)
+        try await array.append(changes, to: &writer)
+        try await array.finish(&writer)
+    }
+
+    /// The changes of `state` as `response(_:request:changesMax:)` answers them, built a
+    /// window of `windows` at a time on NIO's blocking-work threads (`build`): the answer
+    /// holds one window's changes at once, however many it sends. 413 when over
+    /// `changesMax`.
+    package static func windowedResponse(
+        _ state: ChangedState<String, String, Value>, windows: (ends: [UInt64], changeCount: Int),
+        request: Request, changesMax: Int,
+        build:
+            @escaping @Sendable (@escaping @Sendable () -> [Change<String, String, Value>])
+            async throws -> [Change<String, String, Value>]
+    ) throws -> Response {
+        guard windows.changeCount <= changesMax else {
+            throw HTTPError(
+                .contentTooLarge, message: "\(windows.changeCount) changes exceed \(changesMax)")
+        }
+        let format = try self.format(of: request)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.logbookChangeFormat] = format.rawValue
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                var array = ArrayWriter(format: format)
+                var above = state.since
+                for end in windows.ends {
+                    let from = above
+                    let changes = try await build { state.changes(above: from, through: end) }
+                    try await array.append(changes, to: &writer)
+                    above = end
+                }
+                try await array.finish(&writer)
+            })
+    }
+
+    /// A JSON array of changes written in chunks of about `chunkBytes`, yielding between
+    /// them, its elements given in as many calls as the caller likes.
+    struct ArrayWriter {
+        let format: ChangeJSONFormat
+        private var chunk = Data("[".utf8)
+        private var isEmpty = true
+
+        init(format: ChangeJSONFormat) {
+            self.format = format
+            chunk.reserveCapacity(chunkBytes + 4096)
+        }
+
+        mutating func append(
+            _ changes: [Change<String, String, Value>], to writer: inout any ResponseBodyWriter
+        ) async throws {
+            for change in changes {
+                if !isEmpty { chunk.append(UInt8(ascii: ",")) }
+                isEmpty = false
+                chunk.append(try ChangeJSON.encode(change, format: format))
+                if chunk.count >= chunkBytes {
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                    chunk.removeAll(keepingCapacity: true)
+                    await Task.yield()
+                }
             }
         }
-        chunk.append(UInt8(ascii: "]"))
-        try await writer.write(ByteBuffer(bytes: chunk))
-        try await writer.finish(nil)
+
+        mutating func finish(_ writer: inout any ResponseBodyWriter) async throws {
+            chunk.append(UInt8(ascii: "]"))
+            try await writer.write(ByteBuffer(bytes: chunk))
+            try await writer.finish(nil)
+        }
     }
 }
 

@@ -236,9 +236,16 @@ public struct ShippingServer: Sendable {
                 response.headers[.logbookNextSince] = String(next)
             }
         } else {
-            let changes = try await Self.offThePool { logbook.getChangesSince(since) }
+            // Built a window at a time: the answer holds one window's changes, not all.
+            let state = try await Self.offThePool { logbook.changedState(since: since) }
+            let windows = try await Self.offThePool {
+                state.windowEnds(changesMax: Self.windowChanges)
+            }
             try await makeGatheredDurable()
-            response = try jsonChanges(changes, request)
+            response = try ChangeJSONMessages.windowedResponse(
+                state, windows: windows, request: request,
+                changesMax: configuration.changesPerResponseMax,
+                build: { try await Self.offThePool($0) })
         }
         response.headers[.logbookClock] = String(clock)
         SinceReset.mark(&response, asked: asked, answeredFrom: since)
@@ -280,6 +287,10 @@ public struct ShippingServer: Sendable {
     ) async throws -> Result {
         try await NIOThreadPool.singleton.runIfActive(work)
     }
+
+    /// About how many changes a whole `GET /changes` answer builds at once: 16,384 (about
+    /// 1.5 MB), however large the state.
+    static let windowChanges = 16_384
 
     /// RFC 3986's unreserved characters: all a percent-encoded header value keeps as is.
     package static let unreservedASCII = CharacterSet(

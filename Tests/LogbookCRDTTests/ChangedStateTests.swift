@@ -44,6 +44,31 @@ import Testing
         }
     }
 
+    @Test(arguments: seeds) func windowsJoinToGetChangesSinceAndNeverSplitAVersion(seed: UInt64) {
+        let replica = randomReplica(seed: seed)
+        var random = SeededGenerator(seed: seed &+ 2000)
+        let changesMax = Int.random(in: 1...40, using: &random)
+        let clock = replica.getClock().currentTime()
+        for since in [0, clock / 2, clock + 1] {
+            let state = replica.changedState(since: since)
+            let (ends, count) = state.windowEnds(changesMax: changesMax)
+            var joined: [TestChange] = []
+            var above = since
+            for (index, end) in ends.enumerated() {
+                let window = state.changes(above: above, through: end)
+                #expect(end > above, "seed \(seed): windows go up")
+                // Each but the last holds at least changesMax, more only by its last version.
+                let lastVersionCount = window.filter { $0.localDbVersion == end }.count
+                if index < ends.count - 1 { #expect(window.count >= changesMax, "seed \(seed)") }
+                #expect(window.count < changesMax + lastVersionCount, "seed \(seed)")
+                joined += window
+                above = end
+            }
+            #expect(joined == replica.getChangesSince(since), "seed \(seed) since \(since)")
+            #expect(count == joined.count, "seed \(seed)")
+        }
+    }
+
     @Test(arguments: seeds) func versionPagesJoinToGetChangesSince(seed: UInt64) throws {
         let replica = randomReplica(seed: seed)
         var random = SeededGenerator(seed: seed &+ 1000)

@@ -11,6 +11,31 @@ import Testing
 // null values included. A client whose `since` is past the node's clock (the node was
 // restored from an older copy) is sent everything, so it still gets the node's new writes.
 @Suite(.serialized) struct CrdtLiteClientTests {
+    /// A whole answer is built a window of about 16,384 changes at a time
+    /// (`ShippingServer.windowChanges`), so it holds one window at once: it must still be
+    /// `getChangesSince` exactly, with a transaction larger than a window kept whole.
+    @Test func aWholeAnswerOfManyWindowsIsGetChangesSinceExactly() async throws {
+        let node = try TestNode(node: 1)
+        defer { node.stop() }
+        try await node.start()
+        for start in stride(from: 0, to: 30_000, by: 1_000) {
+            try await node.logbook.write(
+                (start..<(start + 1_000)).map {
+                    .insertOrUpdate("e/\($0)", fields: [("a", .int(Int64($0))), ("b", "x")])
+                })
+        }
+        let wide = (0..<20_000).map { ("c\($0)", Value.int(Int64($0))) }
+        try await node.logbook.insertOrUpdate("e/wide", fields: wide)
+        for since: UInt64 in [0, 20_000] {
+            let answer = try await node.send("/changes?since=\(since)&format=swift")
+            #expect(answer.status == 200)
+            let changes = try ChangeJSON.decodeArray(
+                Data(answer.body.utf8), as: Change<String, String, Value>.self)
+            #expect(changes == node.logbook.getChangesSince(since), "since \(since)")
+            #expect(changes.count > 16_384 * 2, "since \(since): \(changes.count)")
+        }
+    }
+
     @Test func theFormIsTheOneAskedForAndEveryAnswerNamesIt() async throws {
         let node = try TestNode(node: 1)
         defer { node.stop() }
