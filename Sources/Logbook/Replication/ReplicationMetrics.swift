@@ -9,12 +9,17 @@ struct ReplicationMetrics: Sendable {
     let received: Counter
     /// Steps that failed (the session retries).
     let errors: Counter
+    /// Answers asked for again with a smaller body, because they would have decoded past
+    /// the session's bounds (`FetchSizing`).
+    let resizedFetches: Counter
 
     init(peer: String) {
         let dimensions = [("peer", peer)]
         lag = Gauge(label: "logbook_peer_lag_offsets", dimensions: dimensions)
         received = Counter(label: "logbook_peer_received_changes_total", dimensions: dimensions)
         errors = Counter(label: "logbook_peer_errors_total", dimensions: dimensions)
+        resizedFetches = Counter(
+            label: "logbook_peer_resized_fetches_total", dimensions: dimensions)
     }
 
     /// Records the lag a step left.

@@ -12,6 +12,12 @@ public struct ReplicationSession: Sendable {
     public struct Options: Sendable {
         /// The largest body asked for in one fetch of batches.
         public var bytesPerFetch = 4 << 20
+        /// The most records one fetched answer may decode to: 2^20 (about 100 MB of changes
+        /// at most), a few times what 4 MiB of ordinary batches hold. An answer announcing
+        /// more is asked for again with a smaller body (`FetchSizing`).
+        public var recordsPerFetchMax = 1 << 20
+        /// The most bytes one fetched answer may decompress to: 64 MiB.
+        public var rawBytesPerFetchMax = 64 << 20
         /// Changes asked for per state page (whole records, so a page may hold more). The
         /// peer walks its whole state once per page, so pages are large: 100,000 changes are
         /// a few MB on the wire.
@@ -42,6 +48,7 @@ public struct ReplicationSession: Sendable {
     let transport: any ReplicationTransport
     let options: Options
     let metrics: ReplicationMetrics
+    let sizing: FetchSizing
 
     /// A session replicating the peer `transport` reaches into `logbook`, keeping its cursor
     /// in `ledger` under the transport's `peerName`.
@@ -54,6 +61,7 @@ public struct ReplicationSession: Sendable {
         self.transport = transport
         self.options = options
         metrics = ReplicationMetrics(peer: transport.peerName)
+        sizing = FetchSizing(bytesMax: options.bytesPerFetch)
     }
 
     var peer: String { transport.peerName }
@@ -222,13 +230,33 @@ public struct ReplicationSession: Sendable {
         }
     }
 
+    /// Fetches batches from `cursor`, asking again with a smaller body while the answer
+    /// would decode past `recordsPerFetchMax` or `rawBytesPerFetchMax` (`FetchSizing`).
     private func fetch(from cursor: UInt64, epoch: UInt64?, wait: Duration?) async throws
         -> BatchAnswer
     {
-        // The first position has no record before it, so nothing to state.
-        try await transport.fetchBatches(
-            from: cursor, epoch: cursor > 0 ? epoch : nil, maxBytes: options.bytesPerFetch,
-            wait: wait)
+        var asked = sizing.current
+        while true {
+            // The first position has no record before it, so nothing to state.
+            let answer = try await transport.fetchBatches(
+                from: cursor, epoch: cursor > 0 ? epoch : nil, maxBytes: asked, wait: wait)
+            guard case .batches(let batches) = answer, !batches.bytes.isEmpty,
+                let announced = try? ShippedBatchReader.announced(in: batches.bytes)
+            else {
+                return answer  // a malformed body is refused, with its reason, by `store`
+            }
+            guard
+                let smaller = sizing.resize(
+                    asked: asked, bodyBytes: batches.bytes.count, records: announced.records,
+                    rawBytes: announced.rawBytes, batches: announced.batches,
+                    recordsMax: options.recordsPerFetchMax,
+                    rawBytesMax: options.rawBytesPerFetchMax)
+            else {
+                return answer
+            }
+            metrics.resizedFetches.increment()
+            asked = smaller
+        }
     }
 
     private func prefetch(from cursor: UInt64, epoch: UInt64?, wait: Duration) -> Task<

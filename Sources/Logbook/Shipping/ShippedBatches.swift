@@ -59,9 +59,9 @@ public enum ShippedBatchReader {
     /// headers alone (nothing decompressed): a receiver bounds what decoding would cost
     /// before it pays it. Checks each header's structure and that the batches tile the body.
     public static func announced(in bytes: [UInt8]) throws(ShippingFormatError)
-        -> (records: Int, rawBytes: Int)
+        -> (records: Int, rawBytes: Int, batches: Int)
     {
-        var totals = (records: 0, rawBytes: 0)
+        var totals = (records: 0, rawBytes: 0, batches: 0)
         var position = 0
         var failure: ShippingFormatError?
         bytes.withUnsafeBytes { body in
@@ -80,6 +80,7 @@ public enum ShippedBatchReader {
                     }
                     totals.records += Int(header.recordCount)
                     totals.rawBytes += Int(header.rawLength)
+                    totals.batches += 1
                     position += header.totalSize
                 }
             }
