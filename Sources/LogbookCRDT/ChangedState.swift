@@ -49,16 +49,7 @@ public struct ChangedState<
     /// order: one window of `windowEnds(changesMax:)`.
     @inlinable public func changes(above: UInt64, through: UInt64) -> [Change<K, C, V>] {
         var changes: [Change<K, C, V>] = []
-        forEachChange { id, column, value, version in
-            guard version.localDbVersion > above, version.localDbVersion <= through else {
-                return
-            }
-            changes.append(
-                Change(
-                    recordId: id, colName: column, value: value, colVersion: version.colVersion,
-                    dbVersion: version.dbVersion, nodeId: version.nodeId,
-                    localDbVersion: version.localDbVersion))
-        }
+        appendChanges(to: &changes, above: above, through: through)
         changes.sort(by: Self.isInSyncOrder)
         return changes
     }
@@ -95,13 +86,16 @@ public struct ChangedState<
         return changes
     }
 
-    /// Appends the changes with a local version in `since + 1 ... through` whose origin is
-    /// not in `excluding`, in no particular order.
+    /// Appends the changes with a local version in `since + 1 ... through`, and above
+    /// `above`, whose origin is not in `excluding`, in no particular order.
     @inlinable func appendChanges(
-        to changes: inout [Change<K, C, V>], through: UInt64, excluding: Set<NodeId> = []
+        to changes: inout [Change<K, C, V>], above: UInt64 = 0, through: UInt64,
+        excluding: Set<NodeId> = []
     ) {
         forEachChange { id, column, value, version in
-            guard version.localDbVersion <= through, !excluding.contains(version.nodeId) else {
+            guard version.localDbVersion > above, version.localDbVersion <= through,
+                !excluding.contains(version.nodeId)
+            else {
                 return
             }
             changes.append(

@@ -49,19 +49,10 @@ package enum ChangeJSONMessages {
     package static func response(
         _ changes: [Change<String, String, Value>], request: Request, changesMax: Int
     ) throws -> Response {
-        guard changes.count <= changesMax else {
-            throw HTTPError(
-                .contentTooLarge, message: "\(changes.count) changes exceed \(changesMax)")
+        try arrayResponse(count: changes.count, request: request, changesMax: changesMax) {
+            format, writer in
+            try await stream(changes, format: format, to: &writer)
         }
-        let format = try self.format(of: request)
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        headers[.logbookChangeFormat] = format.rawValue
-        return Response(
-            status: .ok, headers: headers,
-            body: ResponseBody { writer in
-                try await stream(changes, format: format, to: &writer)
-            })
     }
 
     /// The form a request asks its changes in: `?format=rust|swift` when given, else what
@@ -113,9 +104,31 @@ package enum ChangeJSONMessages {
             @escaping @Sendable (@escaping @Sendable () -> [Change<String, String, Value>])
             async throws -> [Change<String, String, Value>]
     ) throws -> Response {
-        guard windows.changeCount <= changesMax else {
-            throw HTTPError(
-                .contentTooLarge, message: "\(windows.changeCount) changes exceed \(changesMax)")
+        try arrayResponse(count: windows.changeCount, request: request, changesMax: changesMax) {
+            format, writer in
+            var array = ArrayWriter(format: format)
+            var above = state.since
+            for end in windows.ends {
+                let from = above
+                let changes = try await build { state.changes(above: from, through: end) }
+                try await array.append(changes, to: &writer)
+                above = end
+            }
+            try await array.finish(&writer)
+        }
+    }
+
+    /// An answer of `count` changes that `write` streams in the form the request asks for,
+    /// with `Logbook-Change-Format` naming it; 413 when over `changesMax`, 400 for an
+    /// unknown form.
+    private static func arrayResponse(
+        count: Int, request: Request, changesMax: Int,
+        _ write:
+            @escaping @Sendable (ChangeJSONFormat, inout any ResponseBodyWriter) async throws
+            -> Void
+    ) throws -> Response {
+        guard count <= changesMax else {
+            throw HTTPError(.contentTooLarge, message: "\(count) changes exceed \(changesMax)")
         }
         let format = try self.format(of: request)
         var headers = HTTPFields()
@@ -123,17 +136,7 @@ package enum ChangeJSONMessages {
         headers[.logbookChangeFormat] = format.rawValue
         return Response(
             status: .ok, headers: headers,
-            body: ResponseBody { writer in
-                var array = ArrayWriter(format: format)
-                var above = state.since
-                for end in windows.ends {
-                    let from = above
-                    let changes = try await build { state.changes(above: from, through: end) }
-                    try await array.append(changes, to: &writer)
-                    above = end
-                }
-                try await array.finish(&writer)
-            })
+            body: ResponseBody { writer in try await write(format, &writer) })
     }
 
     /// A JSON array of changes written in chunks of about `chunkBytes`, yielding between

@@ -23,23 +23,6 @@ import Testing
             dbVersion: dbVersion, nodeId: 9, localDbVersion: 1)
     }
 
-    /// Opens a fresh Logbook, runs `body`, then checks the reopened log has the same state.
-    private func withLogbook(_ body: (Logbook) async throws -> Void) async throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let logbook = try Logbook.open(
-            directory: directory.path, nodeId: 1, options: smallLogOptions(.buffered))
-        try await body(logbook)
-        let digest = logbook.stateDigest()
-        let clock = logbook.clock()
-        try logbook.close()
-        let reopened = try Logbook.open(
-            directory: directory.path, options: smallLogOptions(.buffered))
-        #expect(reopened.stateDigest() == digest)
-        #expect(reopened.clock() == clock)
-        try reopened.close()
-    }
-
     private func expectRefused(
         _ code: LogbookError.Code, naming limit: String,
         _ body: () async throws(LogbookError) -> Void
@@ -59,7 +42,7 @@ import Testing
     func aDbVersionOverTheLimitIsRefusedAndTheReplicaStaysWritable(dbVersion: UInt64)
         async throws
     {
-        try await withLogbook { logbook in
+        try await withReopenCheckedLogbook { logbook in
             try await logbook.insertOrUpdate("e/a", fields: [("n", 1)])
             let before = (logbook.stateDigest(), logbook.clock(), logbook.nextOffset)
             let batch = [change("e/ok"), change(dbVersion: dbVersion)]
@@ -80,7 +63,7 @@ import Testing
     }
 
     @Test func aColumnVersionOverTheLimitIsRefused() async throws {
-        try await withLogbook { logbook in
+        try await withReopenCheckedLogbook { logbook in
             await expectRefused(.invalidChange, naming: "ChangeLimits.versionMax") {
                 () throws(LogbookError) in
                 try await logbook.merge([change(colVersion: ChangeLimits.versionMax + 1)])
@@ -90,7 +73,7 @@ import Testing
     }
 
     @Test func theLargestVersionsAreAdmittedAndDoNotPinTheClock() async throws {
-        try await withLogbook { logbook in
+        try await withReopenCheckedLogbook { logbook in
             // From a peer's log: a client's are held to the door (`ClientVersionDoorTests`).
             let top = change(colVersion: ChangeLimits.versionMax - 1, dbVersion: .init(Int64.max))
             let merged = try await logbook.mergeLocated(
@@ -161,7 +144,7 @@ import Testing
 
     @Test(arguments: limits)
     func theLargestLocalWriteRoundTripsAndTheNextIsRefused(limit: Limit) async throws {
-        try await withLogbook { logbook in
+        try await withReopenCheckedLogbook { logbook in
             let (recordId, column, value) = limit.largest()
             try await logbook.insertOrUpdate(recordId, fields: [(column, value)])
             #expect(logbook.getRecord(recordId)?.field(column) == value)
@@ -177,7 +160,7 @@ import Testing
 
     @Test(arguments: limits)
     func theLargestRemoteChangeRoundTripsAndTheNextIsRefused(limit: Limit) async throws {
-        try await withLogbook { logbook in
+        try await withReopenCheckedLogbook { logbook in
             let (recordId, column, value) = limit.largest()
             #expect(
                 try await logbook.merge([change(recordId, column: column, value: value)]).count == 1
@@ -194,7 +177,7 @@ import Testing
 
     @Test(arguments: [Double.nan, .infinity, -.infinity])
     func aNonFiniteNumberIsRefused(number: Double) async throws {
-        try await withLogbook { logbook in
+        try await withReopenCheckedLogbook { logbook in
             await expectRefused(.invalidChange, naming: "NaN or infinite") {
                 () throws(LogbookError) in
                 try await logbook.insertOrUpdate("e/n", fields: [("n", .array([.double(number)]))])
@@ -215,7 +198,7 @@ import Testing
     /// the same check), and at 2^63 it is taken.
     @Test(arguments: [0, 5, UInt64(Int64.max)] as [UInt64])
     func anUnsignedThatFitsInt64IsRefusedEverywhere(number: UInt64) async throws {
-        try await withLogbook { logbook in
+        try await withReopenCheckedLogbook { logbook in
             await expectRefused(.invalidChange, naming: "Value.unsigned") {
                 () throws(LogbookError) in
                 try await logbook.insertOrUpdate("e/n", fields: [("n", .unsigned(number))])
@@ -236,7 +219,7 @@ import Testing
     }
 
     @Test func deletionsCheckTheirIdAndColumnToo() async throws {
-        try await withLogbook { logbook in
+        try await withReopenCheckedLogbook { logbook in
             let long = String(repeating: "x", count: ChangeLimits.recordIdSizeMax + 1)
             await expectRefused(.invalidChange, naming: "ChangeLimits.recordIdSizeMax") {
                 () throws(LogbookError) in _ = try await logbook.deleteRecord(long)

@@ -24,23 +24,6 @@ import Testing
             dbVersion: dbVersion, nodeId: nodeId, localDbVersion: 1)
     }
 
-    /// Opens a fresh Logbook, runs `body`, then checks the reopened log has the same state
-    /// and clock.
-    private func withLogbook(_ body: (Logbook) async throws -> Void) async throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let logbook = try Logbook.open(
-            directory: directory.path, nodeId: 1, options: smallLogOptions(.buffered))
-        try await body(logbook)
-        let (digest, clock) = (logbook.stateDigest(), logbook.clock())
-        try logbook.close()
-        let reopened = try Logbook.open(
-            directory: directory.path, options: smallLogOptions(.buffered))
-        #expect(reopened.stateDigest() == digest)
-        #expect(reopened.clock() == clock)
-        try reopened.close()
-    }
-
     static let refusedVersions: [UInt64] = [
         ChangeLimits.versionMax, ChangeLimits.versionMax - 1, floor + lead + 1,
         ChangeLimits.versionMax - lead,
@@ -48,7 +31,7 @@ import Testing
 
     @Test(arguments: refusedVersions)
     func aDbVersionAClientCouldNotFollowIsRefused(version: UInt64) async throws {
-        try await withLogbook { logbook in
+        try await withReopenCheckedLogbook { logbook in
             try await logbook.insertOrUpdate("e/a", fields: [("n", 1)])
             let before = (logbook.stateDigest(), logbook.clock(), logbook.nextOffset)
             do throws(LogbookError) {
@@ -69,7 +52,7 @@ import Testing
 
     @Test(arguments: refusedVersions)
     func aColumnVersionAClientCouldNotWriteOverIsRefused(version: UInt64) async throws {
-        try await withLogbook { logbook in
+        try await withReopenCheckedLogbook { logbook in
             do throws(LogbookError) {
                 try await logbook.merge([change(colVersion: version, dbVersion: 2)])
                 Issue.record("colVersion \(version) was admitted from a client")
@@ -83,7 +66,7 @@ import Testing
     }
 
     @Test func aClientThatPulledTheHighestAdmittedVersionsCanStillPush() async throws {
-        try await withLogbook { logbook in
+        try await withReopenCheckedLogbook { logbook in
             let limit = ChangeLimits.clientVersionMax(clock: logbook.clock().currentTime())
             #expect(limit == Self.floor + Self.lead)
             try await logbook.merge([change(colVersion: limit, dbVersion: limit)])
@@ -106,7 +89,7 @@ import Testing
     }
 
     @Test func eachAdmittedBatchMovesTheClockAtMostTheLeadPastItsFollowLimit() async throws {
-        try await withLogbook { logbook in
+        try await withReopenCheckedLogbook { logbook in
             for round in 0..<4 {
                 let clock = logbook.clock().currentTime()
                 let limit = ChangeLimits.clientVersionMax(clock: clock)
@@ -119,7 +102,7 @@ import Testing
     }
 
     @Test func aPeersLogIsMergedPastTheDoorAndFollowedOnlyByTheLead() async throws {
-        try await withLogbook { logbook in
+        try await withReopenCheckedLogbook { logbook in
             let merged = try await logbook.mergeLocated(
                 [change(colVersion: 5, dbVersion: ChangeLimits.versionMax)], from: .peer)
             #expect(merged.acceptedCount == 1)

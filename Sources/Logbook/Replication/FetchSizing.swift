@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 /// How large a body a session asks a peer for, so that what one answer decodes to stays
 /// within `ReplicationSession.Options.recordsPerFetchMax` and `rawBytesPerFetchMax`
@@ -10,17 +10,19 @@ import Synchronization
 /// format bounds: 2^20 records, 16 MiB decompressed). The smaller size is kept for the next
 /// fetches and doubles back towards `bytesPerFetch` after each answer that fits, so a peer
 /// whose batches compress well is not asked twice for every answer.
-final class FetchSizing: Sendable {
-    private let bytes: Mutex<Int>
+final class FetchSizing: @unchecked Sendable {
+    // @unchecked: `bytes` is read and written under `lock` only.
+    private let lock = NSLock()
+    private var bytes: Int
     let bytesMax: Int
 
     init(bytesMax: Int) {
         self.bytesMax = max(1, bytesMax)
-        bytes = Mutex(self.bytesMax)
+        bytes = self.bytesMax
     }
 
     /// The body size to ask for next.
-    var current: Int { bytes.withLock { $0 } }
+    var current: Int { lock.withLock { bytes } }
 
     /// The answer to a fetch of `asked` bytes held `bodyBytes`, announcing `records` and
     /// `rawBytes` in `batches` batches: nil when it may be decoded (the next fetch may then
@@ -33,13 +35,13 @@ final class FetchSizing: Sendable {
             Double(records) / Double(max(1, recordsMax)),
             Double(rawBytes) / Double(max(1, rawBytesMax)))
         guard over > 1, batches > 1, asked > 1 else {
-            bytes.withLock { $0 = min(bytesMax, max(asked, 1) * 2) }
+            lock.withLock { bytes = min(bytesMax, max(asked, 1) * 2) }
             return nil
         }
         // Half of what would just fit: the batches an answer ends with vary in ratio.
         let fitting = Int(Double(bodyBytes) / over / 2)
         let smaller = max(1, min(fitting, asked / 2))
-        bytes.withLock { $0 = smaller }
+        lock.withLock { bytes = smaller }
         return smaller
     }
 }
