@@ -129,7 +129,11 @@ struct NemesisRun {
         try await settle(round: number, last: last)
         if last, cluster.hub != nil { try await checkTheHubHoldsTheState() }
         try await stopAndVerify(restart: !last)
-        print("nemesis round \(number): passed, \(acknowledged.count) changes acknowledged so far")
+        // The faults so far on every round's line: a long run stopped by hand still tells.
+        let tally = faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        print(
+            "nemesis round \(number): passed, \(acknowledged.count) changes acknowledged so far; "
+                + "faults so far: \(tally.joined(separator: ", "))")
     }
 
     /// Kind 1: the hub is killed at `at` and started six batches later; kind 2: its
