@@ -21,13 +21,12 @@ extension HubStore {
         guard highest > LogicalClock.followFloor else { return }
         if origin == .client && highest > ChangeLimits.clientVersionMax(clock: 0) {
             let door = ChangeLimits.clientVersionMax(clock: try await versionHigh(of: stream))
-            for index in changes.indices {
-                let change = changes[index]
-                let version = max(change.dbVersion, change.colName == nil ? 0 : change.colVersion)
-                guard version > door else { continue }
+            if let (index, name, value) = ChangeAdmission.firstPastClientLimit(
+                changes, limit: door)
+            {
                 throw HubError.invalidChange(
                     index: index,
-                    reason: "version \(version) is past \(door), the highest version stream "
+                    reason: "\(name) \(value) is past \(door), the highest version stream "
                         + "\(ChangeAdmission.quoted(stream.name)) takes from a client (2^62, "
                         + "or 2^32 past its highest; ChangeLimits.clientVersionMax): a client "
                         + "that followed it could run out of versions")

@@ -89,25 +89,32 @@ package enum ChangeAdmission {
         clock: UInt64, merging changes: [Change<String, String, Value>]
     ) throws(LogbookError) {
         let limit = ChangeLimits.clientVersionMax(clock: clock)
+        guard let (index, name, value) = firstPastClientLimit(changes, limit: limit) else {
+            return
+        }
+        throw refusal(
+            "\(name) \(value) is past \(limit), the highest version a replica whose "
+                + "clock is at \(clock) takes from a client (2^62, or 2^32 past its clock; "
+                + "ChangeLimits.clientVersionMax): a client that followed it could run out "
+                + "of versions",
+            recordId: changes[index].recordId, column: changes[index].colName, index: index,
+            of: changes.count)
+    }
+
+    /// The first change whose `dbVersion`, or a column change's `colVersion`, is over
+    /// `limit` (a `ChangeLimits.clientVersionMax`): its index, which version, and its value.
+    /// The door of a node's clients and of a hub stream's.
+    package static func firstPastClientLimit(
+        _ changes: [Change<String, String, Value>], limit: UInt64
+    ) -> (index: Int, version: String, value: UInt64)? {
         for index in changes.indices {
             let change = changes[index]
-            let version =
-                if change.dbVersion > limit {
-                    ("dbVersion", change.dbVersion)
-                } else if change.colName != nil && change.colVersion > limit {
-                    ("colVersion", change.colVersion)
-                } else {
-                    nil as (String, UInt64)?
-                }
-            guard let (name, value) = version else { continue }
-            throw refusal(
-                "\(name) \(value) is past \(limit), the highest version a replica whose "
-                    + "clock is at \(clock) takes from a client (2^62, or 2^32 past its clock; "
-                    + "ChangeLimits.clientVersionMax): a client that followed it could run out "
-                    + "of versions",
-                recordId: change.recordId, column: change.colName, index: index,
-                of: changes.count)
+            if change.dbVersion > limit { return (index, "dbVersion", change.dbVersion) }
+            if change.colName != nil && change.colVersion > limit {
+                return (index, "colVersion", change.colVersion)
+            }
         }
+        return nil
     }
 
     /// Checks that a local write can take a new version: the clock must be below

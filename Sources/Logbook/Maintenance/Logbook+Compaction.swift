@@ -37,8 +37,8 @@ extension Logbook {
     /// Called with the lock held: seals the active segment; see `sealActiveSegment()`.
     func sealLeavingWritable() throws(LogbookError) {
         let harmless: StorageError?
+        // The seal flushes and syncs the active segment itself.
         do throws(StorageError) {
-            try log.sync()
             harmless = try log.sealActiveSegmentLeavingItWritable()
         } catch {
             throw fail(error)
