@@ -57,7 +57,10 @@ public struct LogicalClock: Codable, Hashable, Sendable {
 
     /// The part of a received time a clock at `time` follows: at most `followLimit(from:)`.
     @inlinable public static func followed(_ receivedTime: UInt64, at time: UInt64) -> UInt64 {
-        min(receivedTime, followLimit(from: time))
+        // Every merge and replay calls this: a time no limit can be below (every honest one)
+        // is followed after one comparison.
+        guard receivedTime > followFloor + followLead else { return receivedTime }
+        return min(receivedTime, followLimit(from: time))
     }
 
     /// `time + 1`, or `UInt64.max` when that would overflow.

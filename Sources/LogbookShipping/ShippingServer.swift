@@ -237,9 +237,9 @@ public struct ShippingServer: Sendable {
             }
         } else {
             // Built a window at a time: the answer holds one window's changes, not all.
-            let state = try await Self.offThePool { logbook.changedState(since: since) }
-            let windows = try await Self.offThePool {
-                state.windowEnds(changesMax: Self.windowChanges)
+            let (state, windows) = try await Self.offThePool {
+                let state = logbook.changedState(since: since)
+                return (state, state.windowEnds(changesMax: Self.windowChanges))
             }
             try await makeGatheredDurable()
             response = try ChangeJSONMessages.windowedResponse(
