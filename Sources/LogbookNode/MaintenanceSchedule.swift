@@ -36,6 +36,7 @@ struct MaintenanceService: Service {
         let start = ContinuousClock.now
         var nextGC = schedule.gcEvery.map { start + $0 }
         var nextCompaction = schedule.compactEvery.map { start + $0 }
+        var pacing = schedule.compactEvery.map(CompactionCheckPacing.init(every:))
         var lastBlock: String?
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             guard let due = [nextGC, nextCompaction].compactMap({ $0 }).min() else { return }
@@ -49,9 +50,9 @@ struct MaintenanceService: Service {
                 lastBlock = await collect(lastBlock: lastBlock)
                 nextGC = next + every
             }
-            if let next = nextCompaction, next <= .now, let every = schedule.compactEvery {
-                compact()
-                nextCompaction = next + every
+            if let next = nextCompaction, next <= .now, var paced = pacing {
+                nextCompaction = compactIfNeeded(due: next, pacing: &paced)
+                pacing = paced
             }
         }
     }
@@ -83,10 +84,26 @@ struct MaintenanceService: Service {
         }
     }
 
+    /// One compaction check unless nothing was appended since the last one; returns when
+    /// the next is due (`CompactionCheckPacing`).
+    private func compactIfNeeded(
+        due: ContinuousClock.Instant, pacing: inout CompactionCheckPacing
+    ) -> ContinuousClock.Instant {
+        let nextOffset = logbook.nextOffset
+        guard pacing.isNeeded(nextOffset: nextOffset) else { return due + pacing.every }
+        let started = ContinuousClock.now
+        guard compact() else {
+            pacing.failed()
+            return due + pacing.every
+        }
+        let now = ContinuousClock.now
+        return pacing.checked(nextOffset: nextOffset, due: due, took: now - started, now: now)
+    }
+
     /// One compaction check: the whole log's dirty ratio decides, so a log that lives in
     /// its active segment (most logs under 64 MiB) has that segment sealed and compacted
-    /// once enough of it is superseded.
-    private func compact() {
+    /// once enough of it is superseded. False when it failed.
+    private func compact() -> Bool {
         do {
             var options = CompactionOptions()
             options.sealing = .whenDirty
@@ -99,8 +116,10 @@ struct MaintenanceService: Service {
                     "compact: \(report.recordsBefore) -> \(report.recordsAfter) records, \(report.bytesBefore) -> \(report.bytesAfter) bytes in \(report.seconds) s\(sealed)"
                 )
             }
+            return true
         } catch {
             logger.error("compaction failed: \(error); retrying")
+            return false
         }
     }
 }

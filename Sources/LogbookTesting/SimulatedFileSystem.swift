@@ -305,7 +305,7 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         if size < bytes.count {
             bytes.removeSubrange(size...)
         } else {
-            bytes.append(contentsOf: repeatElement(0, count: size - bytes.count))
+            bytes.append(contentsOf: Array(repeating: 0, count: size - bytes.count))
         }
     }
 

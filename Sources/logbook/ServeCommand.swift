@@ -29,7 +29,8 @@ struct ServeCommand: AsyncParsableCommand {
             long-polls the stream's changes, with --hub-token-file's token. With --gc-every, \
             tombstone GC runs that often (see `logbook gc --help` and `logbook peers`; with --hub \
             it collects what the hub lists); with --compact-every, compaction is checked that \
-            often and runs when the dirty ratio reaches 0.5. SIGTERM or SIGINT stops the node \
+            often (a check reads the log: none while nothing was appended, and each waits \
+            nine times the last one's length) and runs when the dirty ratio reaches 0.5. SIGTERM or SIGINT stops the node \
             gracefully (followers, then maintenance, then the server, answering long polls at \
             once; the log is synced and closed) with exit 0. Lines go to standard output through \
             swift-log (--log-level).

@@ -53,6 +53,11 @@ import Testing
             pattern: "DispatchQueue",
             directories: ["Sources/LogbookCRDT", "Sources/LogbookStorage"],
             instead: "the caller's concurrency"),
+        // A debug build runs it element by element through unspecialized generics: 4 MiB of
+        // zeros took 0.8 s (an LZ4 decode's output), against 0.7 ms for Array(repeating:).
+        Ban(
+            pattern: "repeatElement(", directories: ["Sources"],
+            instead: "Array(repeating:count:), which a debug build fills at memset speed"),
     ]
 
     private func swiftFiles(under directory: String) -> [URL] {

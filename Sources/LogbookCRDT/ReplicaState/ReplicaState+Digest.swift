@@ -22,7 +22,7 @@ extension ReplicaStorage {
     mutating func digestSum(_ terms: inout some EntryDigesting) -> DigestSum {
         if digest.terms.count < entries.count {
             digest.terms.append(
-                contentsOf: repeatElement(.zero, count: entries.count - digest.terms.count))
+                contentsOf: Array(repeating: .zero, count: entries.count - digest.terms.count))
         }
         if digest.allStale {
             var sum = DigestSum.zero

@@ -46,7 +46,7 @@ public enum LZ4Frame {
         output.append(contentsOf: [0, 0, 0, 0])
         let bound = Int(LZ4_compressBound(Int32(block.count)))
         let dataPosition = output.count
-        output.append(contentsOf: repeatElement(0, count: bound))
+        output.append(contentsOf: Array(repeating: 0, count: bound))
         let compressed = output.withUnsafeMutableBytes { buffer -> Int32 in
             guard let source = block.baseAddress, let target = buffer.baseAddress else { return 0 }
             let destination = (target + dataPosition).assumingMemoryBound(to: CChar.self)
@@ -84,7 +84,7 @@ public enum LZ4Frame {
         else { return .badHeader }
         guard rawLength >= 0, rawLength <= Limits.batchRawSizeMax else { return .badLength }
         let outputStart = output.count
-        output.append(contentsOf: repeatElement(0, count: rawLength))
+        output.append(contentsOf: Array(repeating: 0, count: rawLength))
         var position = header.count
         var produced = 0
         while true {

@@ -71,9 +71,9 @@ struct BM25Index {
         remove(document)
         let slot = Int(document)
         if lengths.count <= slot {
-            lengths.append(contentsOf: repeatElement(-1, count: slot + 1 - lengths.count))
+            lengths.append(contentsOf: Array(repeating: -1, count: slot + 1 - lengths.count))
             documentTerms.append(
-                contentsOf: repeatElement([], count: slot + 1 - documentTerms.count))
+                contentsOf: Array(repeating: [], count: slot + 1 - documentTerms.count))
         }
         var ids: [Int32] = []
         ids.reserveCapacity(tokens.count)
@@ -135,7 +135,7 @@ struct BM25Index {
         let averageLength = max(1, Double(totalLength) / count)
         if accumulator.count < lengths.count {
             accumulator.append(
-                contentsOf: repeatElement(0, count: lengths.count - accumulator.count))
+                contentsOf: Array(repeating: 0, count: lengths.count - accumulator.count))
         }
         var touched: [Int32] = []
         for token in Set(queryTokens).sorted() {

@@ -20,7 +20,7 @@ struct CandidateMarks {
         hits = scratch.hits
         touchedBits = scratch.touchedBits
         if hits.count < slots {
-            hits.append(contentsOf: repeatElement(SearchIndex.Hits(), count: slots - hits.count))
+            hits.append(contentsOf: Array(repeating: SearchIndex.Hits(), count: slots - hits.count))
         }
         touchedBits.reserve(covering: slots)
     }

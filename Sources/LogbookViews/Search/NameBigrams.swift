@@ -28,7 +28,7 @@ struct NameBigrams {
     mutating func add(_ document: Int32, name: [UInt32]) {
         if nameLengths.count <= Int(document) {
             nameLengths.append(
-                contentsOf: repeatElement(-1, count: Int(document) + 1 - nameLengths.count))
+                contentsOf: Array(repeating: -1, count: Int(document) + 1 - nameLengths.count))
         }
         nameLengths[Int(document)] = Int32(clamping: name.count)
         byLength[name.count, default: []].append(document)
@@ -85,7 +85,8 @@ struct NameBigrams {
             var shared = sharedScratch
             sharedScratch = []  // so the writes below find the array unshared
             if shared.count < nameLengths.count {
-                shared.append(contentsOf: repeatElement(0, count: nameLengths.count - shared.count))
+                shared.append(
+                    contentsOf: Array(repeating: 0, count: nameLengths.count - shared.count))
             }
             let queryBigrams = Self.bigrams(query)
             for (length, needed) in counted {

@@ -261,16 +261,16 @@ public final class SearchIndex: MaterializedView, @unchecked Sendable {
             stringValues: UInt16(clamping: derived.stringValues.count))
         if nameHistograms.count <= Int(slot) {
             nameHistograms.append(
-                contentsOf: repeatElement(
-                    CharacterHistogram(), count: Int(slot) + 1 - nameHistograms.count))
+                contentsOf: Array(
+                    repeating: CharacterHistogram(), count: Int(slot) + 1 - nameHistograms.count))
         }
         nameHistograms[Int(slot)] = CharacterHistogram(derived.name)
         if firstValueIds.count <= Int(slot) {
             firstValueIds.append(
-                contentsOf: repeatElement(0, count: Int(slot) + 1 - firstValueIds.count))
+                contentsOf: Array(repeating: 0, count: Int(slot) + 1 - firstValueIds.count))
         }
         firstValueIds[Int(slot)] = Int32(valueOwners.count)
-        valueOwners.append(contentsOf: repeatElement(slot, count: derived.stringValues.count))
+        valueOwners.append(contentsOf: Array(repeating: slot, count: derived.stringValues.count))
         return derived
     }
 

@@ -39,7 +39,7 @@ struct SlotBitmap: Sequence {
     mutating func reserve(covering slots: Int) {
         let count = slots / 64 + (slots % 64 == 0 ? 0 : 1)
         if words.count < count {
-            words.append(contentsOf: repeatElement(0, count: count - words.count))
+            words.append(contentsOf: Array(repeating: 0, count: count - words.count))
         }
     }
 
@@ -49,8 +49,8 @@ struct SlotBitmap: Sequence {
         let word = Int(slot) / 64
         if word >= words.count {
             words.append(
-                contentsOf: repeatElement(
-                    0, count: Swift.max(word + 1 - words.count, words.count / 8)))
+                contentsOf: Array(
+                    repeating: 0, count: Swift.max(word + 1 - words.count, words.count / 8)))
         }
         words[word] |= 1 << UInt64(slot % 64)
     }
