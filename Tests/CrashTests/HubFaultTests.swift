@@ -82,9 +82,22 @@ struct HubFaultTests {
         for index in nodes.indices { try await write(index, count: index == 0 ? 30_000 : 12_000) }
 
         // A hub dies with a push of 30,000 changes in flight through it. Whatever it
-        // acknowledged before is committed; the rest the node pushes again elsewhere.
-        let first = try startSync(nodes[0], through: hubs[0].url)
-        try await Task.sleep(for: .milliseconds(300))
+        // acknowledged before is committed; the rest the node pushes again elsewhere. The
+        // push goes through a proxy that holds each 16 KiB chunk 20 ms (at most 800 KiB/s),
+        // and the hub is killed once 256 KiB of it went up: past the sync's pull, and
+        // seconds before the push's megabytes could all have gone.
+        let hubPort = try #require(hubs[0].url.split(separator: ":").last.flatMap { Int($0) })
+        let slow = try LoopbackProxy(upstreamPort: hubPort)
+        defer { slow.stop() }
+        slow.setFaults { .delay(milliseconds: 20) }
+        let first = try startSync(nodes[0], through: "http://127.0.0.1:\(slow.port)")
+        let pushDeadline = ContinuousClock.now + .seconds(120)
+        while slow.bytesToUpstream < 256 * 1024, first.isRunning,
+            ContinuousClock.now < pushDeadline
+        {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(slow.bytesToUpstream >= 256 * 1024, "the push never got under way")
         kill(hubs[0].process.processIdentifier, SIGKILL)
         await hubs[0].process.exited()
         await first.exited()

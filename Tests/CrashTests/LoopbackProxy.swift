@@ -28,6 +28,7 @@ final class LoopbackProxy: @unchecked Sendable {
     private let lock = NSLock()
     private var chooser: @Sendable () -> Fault = { .none }
     private var faults: [String: Int] = [:]
+    private var carriedUpstream = 0
 
     init(upstreamPort: Int) throws {
         self.upstreamPort = upstreamPort
@@ -41,6 +42,10 @@ final class LoopbackProxy: @unchecked Sendable {
 
     /// Faults injected so far, by kind ("delay", "cut", "duplicate").
     var injected: [String: Int] { lock.withLock { faults } }
+
+    /// Bytes forwarded from clients to the upstream so far: a test waits on it to know a
+    /// request is under way (a body half sent), where a sleep would only guess.
+    var bytesToUpstream: Int { lock.withLock { carriedUpstream } }
 
     /// Stops accepting; connections already made run on until their ends close.
     func stop() {
@@ -75,18 +80,23 @@ final class LoopbackProxy: @unchecked Sendable {
         let done = DispatchGroup()
         done.enter()
         Thread.detachNewThread { [self] in
-            pump(from: upstream, to: client, budget: budget, duplicateFirst: false)
+            pump(from: upstream, to: client, budget: budget, duplicateFirst: false, upstream: false)
             done.leave()
         }
-        pump(from: client, to: upstream, budget: budget, duplicateFirst: fault == .duplicate)
+        pump(
+            from: client, to: upstream, budget: budget, duplicateFirst: fault == .duplicate,
+            upstream: true)
         done.wait()
         close(client)
         close(upstream)
     }
 
     /// Copies `source` to `target` until either end closes or the budget is spent, then
-    /// shuts both down (so the other direction ends too).
-    private func pump(from source: Int32, to target: Int32, budget: Budget, duplicateFirst: Bool) {
+    /// shuts both down (so the other direction ends too). `upstream`: client to upstream.
+    private func pump(
+        from source: Int32, to target: Int32, budget: Budget, duplicateFirst: Bool,
+        upstream: Bool
+    ) {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var first = duplicateFirst
         while true {
@@ -102,6 +112,7 @@ final class LoopbackProxy: @unchecked Sendable {
             }
             let allowed = budget.take(count)
             guard allowed > 0, Self.sendAll(target, chunk[0..<allowed]) else { break }
+            if upstream { lock.withLock { carriedUpstream += allowed } }
             if allowed < count { break }
         }
         shutdown(source, Int32(SHUT_RDWR))
