@@ -6,7 +6,8 @@
 # Builds a node of 300,000 changes (100,000 records x 3 columns) in a temporary directory
 # with BINARY (default .build/debug/logbook), serves it, starts CLIENTS (default 20) clients
 # at once that each read GET /changes?since=0 at 2 MB/s, and prints the node's resident set
-# before and at its peak (sampled every 200 ms for 30 s). Needs curl and python3.
+# before and at its peak (sampled every 200 ms for 30 s) and how many clients were answered
+# 200 and 503. Needs curl and python3.
 set -euo pipefail
 bin=${1:-.build/debug/logbook}
 clients=${2:-20}
@@ -38,8 +39,8 @@ done
 rss() { awk '/VmRSS/ { print int($2 / 1024) }' "/proc/$pid/status"; }
 before=$(rss)
 for client in $(seq "$clients"); do
-    curl -s --limit-rate 2M -H "Authorization: Bearer secret" \
-        "localhost:$port/changes?since=0" -o "$work/answer.$client" &
+    curl -s --limit-rate 2M -H "Authorization: Bearer secret" -w "%{http_code}\n" \
+        "localhost:$port/changes?since=0" -o "$work/answer.$client" >>"$work/statuses" &
 done
 peak=0
 for _ in $(seq 150); do
@@ -48,5 +49,7 @@ for _ in $(seq 150); do
     sleep 0.2
 done
 wait $(jobs -p | grep -vx "$pid") 2>/dev/null || true
+# Past --large-answers-max (default 4) a client waits up to 5 s, then is answered 503.
 echo "$bin: $clients clients: ${before} MB before, ${peak} MB at the peak;" \
-    "answer $(stat -c %s "$work/answer.1") bytes"
+    "answer $(stat -c %s "$work/answer.1") bytes;" \
+    "statuses: $(sort "$work/statuses" | uniq -c | tr -s ' ' | tr '\n' ';')"

@@ -11,7 +11,7 @@ func sealBenchmarks() {
         Benchmark(
             "seal-64MiB-segment-\(name)",
             configuration: .init(
-                metrics: [.wallClock], maxDuration: .seconds(5), maxIterations: 10,
+                metrics: [.wallClock], maxIterations: 10,
                 thresholds: [.wallClock: .init(relative: [.p90: 50])])
         ) { benchmark in
             for _ in benchmark.scaledIterations {

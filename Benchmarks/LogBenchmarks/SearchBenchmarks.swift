@@ -43,18 +43,22 @@ func searchBenchmarks() {
     // The graph, search and bridge views rebuilt by opening the home's log (read-only, so
     // every iteration replays the same log and writes nothing): what `logbook bench views`
     // measures on 10 M changes, here on the search home's.
-    Benchmark("views-rebuild-graph-search-bridges-\(SearchHome.entities)-entity-home") {
-        benchmark in
+    // Ten samples: each takes seconds.
+    Benchmark(
+        "views-rebuild-graph-search-bridges-\(SearchHome.entities)-entity-home",
+        configuration: .init(maxIterations: 10)
+    ) { benchmark in
         _ = try await searchHome.index()
         for _ in benchmark.scaledIterations {
             let views = (GraphIndex(), SearchIndex(), BridgeStatsView())
             var options = LogbookOptions()
             options.readOnly = true
             options.views = [views.0, views.1, views.2]
-            benchmark.startMeasurement()
-            let logbook = try Logbook.open(directory: SearchHome.directory, options: options)
-            blackHole(views.1.search("kitchen"))  // builds every search index
-            benchmark.stopMeasurement()
+            let logbook = try ResidentGrowth.measure(benchmark) {
+                let logbook = try Logbook.open(directory: SearchHome.directory, options: options)
+                blackHole(views.1.search("kitchen"))  // builds every search index
+                return logbook
+            }
             try logbook.close()
         }
     }
@@ -68,9 +72,10 @@ func searchBenchmarks() {
         Benchmark("search-\(name)-\(mix.count)-query-mix-\(SearchHome.entities)-entities") {
             benchmark in
             let index = try await searchHome.index()
-            benchmark.startMeasurement()
             for _ in benchmark.scaledIterations {
-                for query in mix { blackHole(run(index, query)) }
+                ResidentGrowth.measure(benchmark) {
+                    for query in mix { blackHole(run(index, query)) }
+                }
             }
         }
     }

@@ -12,6 +12,8 @@ struct HubMetrics: Sendable {
     let acceptedChanges = Counter(label: "logbook_hub_accepted_changes_total")
     /// Changes sent in pages to readers.
     let pulledChanges = Counter(label: "logbook_hub_pulled_changes_total")
+    /// Whole answers and large pages refused 503 after waiting for a slot.
+    let refusedLargeAnswers = Counter(label: "logbook_hub_large_answers_refused_total")
     /// How long each merge took, lock wait and commit included.
     let mergeDuration = Timer(label: "logbook_hub_merge_seconds")
 }

@@ -86,11 +86,17 @@ public struct HubServer: Sendable {
     let cache = HubReadCache()
     /// Grants found in the database.
     let grants: HubGrantCache
+    /// Bounds the whole answers and large pages of `GET changes` (`LargeAnswerSlots`).
+    let largeAnswers: LargeAnswerSlots
 
     /// A server answering from `store`.
     public init(store: HubStore, configuration: Configuration = Configuration()) {
         self.store = store
         self.configuration = configuration
+        let metrics = store.metrics
+        largeAnswers = configuration.connections.largeAnswerSlots {
+            metrics.refusedLargeAnswers.increment()
+        }
         grants = HubGrantCache(
             newLookupsMax: configuration.newTokenLookupsMax,
             newLookupsPerSecond: configuration.newTokenLookupsPerSecond)
@@ -164,6 +170,8 @@ public struct HubServer: Sendable {
             throw HTTPError(.badRequest, message: "since must be a version (an unsigned integer)")
         }
         let limit = try query.positive("limit")
+        // Taken before anything is read, kept until the answer is sent.
+        let slot = try await largeAnswers.acquireIfLarge(changesAsked: limit)
         var (changes, page) = try await changes(in: stream, since: asked, limit: limit)
         // The stream's version is known once read: a `since` past it is read again from 0
         // (a database restored from an older backup).
@@ -177,6 +185,7 @@ public struct HubServer: Sendable {
         response.headers[.logbookClock] = String(page.hubVersion)
         if !page.isComplete { response.headers[.logbookNextSince] = String(page.nextSince) }
         SinceReset.mark(&response, asked: asked, answeredFrom: since)
+        if let slot { response.body = slot.hold(response.body) }
         return response
     }
 

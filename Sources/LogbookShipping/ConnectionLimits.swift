@@ -26,6 +26,13 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// `requestBytesMax`), which a client on a slow network still sends in time. Held
     /// between a millisecond and a year.
     public var bodyTimeout = Duration.seconds(60)
+    /// Answers that may be large built at once (`LargeAnswerSlots`: a whole `GET /changes`,
+    /// a page of more than 16,384 changes, a `GET /snapshot`, a hub's whole `GET changes`);
+    /// each holds what it answers from until its last byte is sent. Default 4, at least 1.
+    public var largeAnswersMax = 4
+    /// How long a request waits for one of those before it is answered 503 with
+    /// `Retry-After`. Default 5 s.
+    public var largeAnswerWaitMax = Duration.seconds(5)
 
     /// The defaults.
     public init() {}
@@ -36,6 +43,11 @@ public struct ConnectionLimits: Sendable, Equatable {
         guard getrlimit(openFilesResource, &limit) == 0 else { return max(1, connectionsMax) }
         let half = Int(clamping: limit.rlim_cur / 2)
         return max(1, min(connectionsMax, half))
+    }
+
+    /// The slots for large answers, shared by one server's requests; `refused` counts 503s.
+    package func largeAnswerSlots(refused: @escaping @Sendable () -> Void) -> LargeAnswerSlots {
+        LargeAnswerSlots(count: largeAnswersMax, waitMax: largeAnswerWaitMax, refused: refused)
     }
 
     /// An HTTP/1.1 server that applies these limits (each call counts its own connections).

@@ -17,6 +17,10 @@ final class ShippingMetrics: @unchecked Sendable {
         ("logbook_shipped_bytes_total", "Stored batch bytes sent by /log."),
         ("logbook_shipped_batches_total", "Batches sent by /log."),
         ("logbook_http_merged_changes_total", "Changes accepted through POST /changes."),
+        (
+            "logbook_large_answers_refused_total",
+            "Large answers refused 503 after waiting for a slot (LargeAnswerSlots)."
+        ),
     ]
 
     init(registry: PrometheusCollectorRegistry?) {
@@ -54,6 +58,7 @@ final class ShippingMetrics: @unchecked Sendable {
         add(batches, to: 3)
     }
     func merged(_ count: Int) { add(count, to: 4) }
+    func refusedLargeAnswer() { add(1, to: 5) }
 
     /// A consistent copy of the counts.
     func snapshot() -> [(name: String, help: String, value: Int)] {

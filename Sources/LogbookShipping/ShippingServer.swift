@@ -52,10 +52,15 @@ public struct ShippingServer: Sendable {
     let ledger: PeerLedger
     let source: ReplicationSource
     let metrics: ShippingMetrics
+    /// Bounds the answers that may be large (`LargeAnswerSlots`).
+    let largeAnswers: LargeAnswerSlots
 
     /// `GET /log` long polls waiting now for a record to become durable
     /// (`logbook_log_polls_waiting` in `/metrics`).
     public var pollsWaiting: Int { metrics.pollsWaiting }
+    /// Large answers being built or sent now (`LargeAnswerSlots`; at most
+    /// `ConnectionLimits.largeAnswersMax`).
+    public var largeAnswersInUse: Int { largeAnswers.inUse }
     /// The peers' lag over the last minutes, drawn on the status page.
     public let lagHistory: PeerLagHistory
 
@@ -69,7 +74,11 @@ public struct ShippingServer: Sendable {
         self.ledger = ledger
         self.lagHistory = lagHistory
         source = ReplicationSource(logbook: logbook, ledger: ledger)
-        metrics = ShippingMetrics(registry: configuration.metricsRegistry)
+        let metrics = ShippingMetrics(registry: configuration.metricsRegistry)
+        self.metrics = metrics
+        largeAnswers = configuration.connections.largeAnswerSlots {
+            metrics.refusedLargeAnswer()
+        }
     }
 
     /// Notes each peer's lag now (`PeerLagHistory`); a serving node does every few seconds.
@@ -178,9 +187,17 @@ public struct ShippingServer: Sendable {
     /// state, so every change below it is in the body (later ones may be too; merging them
     /// again changes nothing).
     private func snapshot(_ request: Request) async throws -> Response {
+        let pageChanges = try request.uri.queryParameters.positive("page_changes")
+        let slot = try await largeAnswers.acquireIfLarge(changesAsked: pageChanges)
+        var response = try await snapshot(request, pageChanges: pageChanges)
+        if let slot { response.body = slot.hold(response.body) }
+        return response
+    }
+
+    private func snapshot(_ request: Request, pageChanges: Int?) async throws -> Response {
         let durable = logbook.durableOffset
         let query = request.uri.queryParameters
-        guard let pageChanges = try query.positive("page_changes") else {
+        guard let pageChanges else {
             // Unpaged, for followers from before pages.
             let logbook = logbook
             // `snapshotChanges` gives them in sync order already.
@@ -222,10 +239,12 @@ public struct ShippingServer: Sendable {
         let logbook = logbook
         // Read before the changes are gathered: a change made in between comes again next
         // time rather than never.
+        let limit = try query.positive("limit")
+        let slot = try await largeAnswers.acquireIfLarge(changesAsked: limit)
         let clock = logbook.clock().currentTime()
         let since = SinceReset.since(answering: asked, clock: clock)
         var response: Response
-        if let limit = try query.positive("limit") {
+        if let limit {
             let changesMax = min(limit, configuration.changesPerResponseMax)
             let page = try await Self.offThePool {
                 logbook.changesPage(since: since, changesMax: changesMax)
@@ -249,6 +268,7 @@ public struct ShippingServer: Sendable {
         }
         response.headers[.logbookClock] = String(clock)
         SinceReset.mark(&response, asked: asked, answeredFrom: since)
+        if let slot { response.body = slot.hold(response.body) }
         return response
     }
 
@@ -287,10 +307,6 @@ public struct ShippingServer: Sendable {
     ) async throws -> Result {
         try await NIOThreadPool.singleton.runIfActive(work)
     }
-
-    /// About how many changes a whole `GET /changes` answer builds at once: 16,384 (about
-    /// 1.5 MB), however large the state.
-    static let windowChanges = 16_384
 
     /// RFC 3986's unreserved characters: all a percent-encoded header value keeps as is.
     package static let unreservedASCII = CharacterSet(

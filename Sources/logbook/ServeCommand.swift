@@ -86,9 +86,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let adminPort, !(0...65535).contains(adminPort) {
             throw ValidationError("--admin-port must be 0...65535")
         }
-        if let gcEvery, gcEvery <= 0 { throw ValidationError("--gc-every must be positive") }
-        if let compactEvery, compactEvery <= 0 {
-            throw ValidationError("--compact-every must be positive")
+        guard (gcEvery ?? 1) > 0, (compactEvery ?? 1) > 0 else {
+            throw ValidationError("--gc-every and --compact-every must be positive")
         }
         guard gcRetention >= 0 else { throw ValidationError("--gc-retention must not be negative") }
         guard (hub == nil) == (stream == nil) else {
@@ -134,10 +133,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.followWait = .milliseconds(interval)
         configuration.bootstrapsFromState = !history
         configuration.trustedCertificates = ca
-        configuration.maintenance.gcEvery = gcEvery.map { .milliseconds(Int64($0 * 1000)) }
-        configuration.maintenance.compactEvery = compactEvery.map {
-            .milliseconds(Int64($0 * 1000))
-        }
+        configuration.maintenance.gcEvery = gcEvery.map { .seconds($0) }
+        configuration.maintenance.compactEvery = compactEvery.map { .seconds($0) }
         configuration.maintenance.gcOptions.retentionSeconds = gcRetention
         configuration.handlesSignals = true
         // A failed write (a full disk) heals in place (docs/shipping.md#health-and-healing).
