@@ -133,11 +133,18 @@ struct ChangeJSONFastWriter {
         var text = text
         text.withUTF8 { bytes in
             var plainStart = 0
-            for (index, byte) in bytes.enumerated()
-            where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[plainStart..<index]))
-                plainStart = index + 1
-                escape(byte, to: &output)
+            // An index loop, not `enumerated()`: a debug build makes each (offset, element)
+            // pair through the runtime's tuple metadata, 40 times slower on a 200 KB value.
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    output.append(
+                        contentsOf: UnsafeBufferPointer(rebasing: bytes[plainStart..<index]))
+                    plainStart = index + 1
+                    escape(byte, to: &output)
+                }
+                index += 1
             }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[plainStart...]))
         }

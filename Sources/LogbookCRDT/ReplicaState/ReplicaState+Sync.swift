@@ -7,7 +7,11 @@ extension ReplicaState {
         since lastDbVersion: UInt64, idsAfter: String? = nil
     ) -> ChangedState<String, String, Value> {
         var entries: [(id: String, entry: ChangedState<String, String, Value>.Entry)] = []
-        for (number, entry) in storage.entries.enumerated() {
+        // An index loop: `enumerated()` costs a debug build a tuple metadata lookup a record.
+        var number = -1
+        while number + 1 < storage.entries.count {
+            number += 1
+            let entry = storage.entries[number]
             if let idsAfter, entry.id <= idsAfter { continue }
             switch entry.status {
             case .live where entry.record.highestLocalDbVersion > lastDbVersion:
