@@ -88,6 +88,7 @@ public final class LogbookNode: Sendable {
     /// listen; every resource is closed then too. With `reopenAfterWriteFailure`, a failed
     /// write is healed in place instead (`Configuration`).
     public func run() async throws {
+        if let ignored = ledger.ignoredFile { logger.warning("\(ignored)") }
         let client: HTTPClient
         do { client = try PeerClient.make(trusting: configuration.trustedCertificates) } catch {
             try? logbook.close()

@@ -276,4 +276,71 @@ import Testing
         try PeerLedger(for: logbook).register(2)
         #expect(try gc(logbook, try PeerLedger(for: logbook)).collected == 0)
     }
+
+    /// Another node's `peers.json`, whose peer acknowledged far past this log's end, is not
+    /// read as this log's: GC would take node 2 for having seen this node's deletion. Node 2
+    /// is registered on both, so GC fails closed until the peer is registered again, and
+    /// the foreign file is moved aside by name at the first write.
+    @Test func anotherLogsPeerLedgerIsIgnoredAndSetAside() async throws {
+        let (here, there) = (TemporaryDirectory(), TemporaryDirectory("there"))
+        defer {
+            here.remove()
+            there.remove()
+        }
+        let other = try Logbook.open(directory: there.path, nodeId: 1)
+        for index in 0..<50 { try await other.insertOrUpdate("r\(index)", fields: [("v", 1)]) }
+        try other.sync()
+        let otherPeers = try PeerLedger(for: other)
+        try otherPeers.register(2)
+        try otherPeers.acknowledge(
+            PeerLedger.Acknowledgement(offset: other.durableOffset, peerLogEnd: 1 << 20),
+            byNode: 2)
+        try other.close()
+
+        let logbook = try Logbook.open(directory: here.path, nodeId: 1)
+        defer { try? logbook.close() }
+        try await logbook.insertOrUpdate("lamp", fields: [("on", true)])
+        try await logbook.deleteRecord("lamp")
+        try logbook.sync()
+        try PeerLedger(for: logbook).register(2)
+        #expect(try gc(logbook, try PeerLedger(for: logbook)).collected == 0)
+
+        let ledger = here.appending("peers.json")
+        try FileManager.default.removeItem(atPath: ledger)
+        try FileManager.default.copyItem(atPath: there.appending("peers.json"), toPath: ledger)
+        let copied = try PeerLedger(for: logbook)
+        #expect(copied.ignoredFile?.contains("belongs to log") == true)
+        #expect(copied.acknowledgement(of: 2) == nil, "the other log's acknowledgement was read")
+        do {
+            _ = try gc(logbook, copied)
+            Issue.record("GC ran on another log's ledger")
+        } catch let error as LogbookError {
+            #expect(error.code == .badMetadata && error.message.contains("peers.json"), "\(error)")
+        }
+        #expect(logbook.isTombstoned("lamp"))
+
+        try copied.register(2)
+        #expect(FileManager.default.fileExists(atPath: ledger + ".set-aside"))
+        let rebound = try PeerLedger(for: logbook)
+        #expect(rebound.ignoredFile == nil && rebound.registeredPeers == [2])
+        #expect(try gc(logbook, rebound).collected == 0, "node 2 acknowledged nothing here")
+    }
+
+    /// A ledger from before the binding (entries at the top level) is this log's: read as
+    /// it is, and bound at its next write.
+    @Test func aLedgerFromBeforeTheBindingIsReadAndBoundAtItsNextWrite() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logbook = try Logbook.open(directory: directory.path, nodeId: 1)
+        defer { try? logbook.close() }
+        let legacy = #"{"node-2":{"registered":true,"nodeId":2,"updated":1}}"#
+        try legacy.write(
+            toFile: directory.appending("peers.json"), atomically: true, encoding: .utf8)
+        let ledger = try PeerLedger(for: logbook)
+        #expect(ledger.ignoredFile == nil && ledger.registeredPeers == [2])
+        try ledger.register(3)
+        let written = try String(contentsOfFile: directory.appending("peers.json"), encoding: .utf8)
+        #expect(written.contains("\"log\""), "\(written)")
+        #expect(try PeerLedger(for: logbook).registeredPeers == [2, 3])
+    }
 }

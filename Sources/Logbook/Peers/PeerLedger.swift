@@ -111,6 +111,10 @@ public final class PeerLedger: @unchecked Sendable {
     private let clock: any WallClock
     private let lock = NSLock()
     private var entries: [String: Entry]
+    /// The log this directory holds (`logbook.json`'s `logId`), which writes name.
+    private let logId: String?
+    /// Why the file found was not read, while it is not moved aside yet (`ignoredFile`).
+    private var ignoredReason: String?
     /// A progress write was renamed and its directory not synced since.
     private var renameUnsynced = false
     /// Pulled merges whose echoes are not recorded yet (`PeerLedger+Push`).
@@ -130,16 +134,25 @@ public final class PeerLedger: @unchecked Sendable {
         path = directory + "/peers.json"
         self.fileSystem = fileSystem
         self.clock = clock
+        logId = try NodeMetadata.read(directory: directory, fileSystem: fileSystem)?.logId
         guard
             let bytes = try SmallFiles.read(path, limit: Self.fileSizeMax, fileSystem: fileSystem)
         else {
             entries = [:]
             return
         }
-        do {
-            entries = try JSONDecoder().decode([String: Entry].self, from: Data(bytes))
-        } catch {
+        let file: PeerLedgerFile
+        do { file = try PeerLedgerFile.decode(bytes) } catch {
             throw LogbookError(.badMetadata, "peer ledger unreadable: \(error)", path: path)
+        }
+        if let logId, let named = file.log, named != logId {
+            entries = [:]
+            ignoredReason =
+                "peers.json belongs to log \(named), not to this directory's log \(logId) "
+                + "(copied from elsewhere?): ignored, and moved to peers.json"
+                + "\(PeerLedgerFile.setAsideSuffix) at the first write"
+        } else {
+            entries = file.peers
         }
     }
 
@@ -151,6 +164,11 @@ public final class PeerLedger: @unchecked Sendable {
 
     /// The entry name for a node's acknowledgements and registration.
     public static func nodeEntryName(_ nodeId: UInt64) -> String { "node-\(nodeId)" }
+
+    /// Why the `peers.json` found was not read: it names another log (`PeerLedgerFile`). It
+    /// is moved aside at the first write; until then this ledger starts empty. Nil once
+    /// moved, and for a file of this log.
+    public var ignoredFile: String? { lock.withLock { ignoredReason } }
 
     /// Every peer's entry, by peer name (its URL for pulls, `node-ID` for acks).
     public var all: [String: Entry] {
@@ -343,10 +361,12 @@ public final class PeerLedger: @unchecked Sendable {
         entry.updated = clock.secondsSince1970()
         var updated = entries
         updated[peer] = entry
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        let data = try encoder.encode(updated)
+        let data = try PeerLedgerFile(log: logId, peers: updated).encoded()
         do {
+            if ignoredReason != nil {
+                try fileSystem.rename(path, to: path + PeerLedgerFile.setAsideSuffix)
+                ignoredReason = nil
+            }
             try fileSystem.replaceFile(
                 path, with: [UInt8](data), durable: true,
                 syncsDirectory: persistence == .durable)
