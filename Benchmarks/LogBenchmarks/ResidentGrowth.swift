@@ -51,7 +51,7 @@ enum ResidentGrowth {
     /// where the kernel cannot reset the peak.
     private static func resetPeak() -> Int? {
         #if os(Linux)
-            _ = malloc_trim(0)
+            returnFreeMemory()
             guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs"),
                 (try? handle.write(contentsOf: Data("5".utf8))) != nil
             else { return nil }
@@ -62,11 +62,22 @@ enum ResidentGrowth {
         #endif
     }
 
+    #if os(Linux)
+        /// glibc's `malloc_trim(0)`, found at run time: the Glibc module does not export
+        /// `malloc.h`. Without it (another C library) nothing is returned first.
+        private static func returnFreeMemory() {
+            typealias Trim = @convention(c) (Int) -> Int32
+            guard let symbol = dlsym(nil, "malloc_trim") else { return }
+            _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        }
+    #endif
+
     /// A `kB` field of `/proc/self/status`.
     private static func statusKiB(_ field: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) })
         else { return nil }
-        return line.dropFirst(field.count).split(separator: " ").first.flatMap { Int($0) }
+        return line.dropFirst(field.count).split(whereSeparator: { $0 == " " || $0 == "\t" })
+            .first.flatMap { Int($0) }
     }
 }
