@@ -30,6 +30,10 @@ let benchmarks: @Sendable () -> Void = {
             .mallocCountTotal: .init(relative: [.p90: 25]),
             ResidentGrowth.metric: .init(relative: [.p90: 25]),
         ])
+    // For suites whose measured section adds under a MiB, or reuses memory its earlier
+    // iterations left resident: their growth is noise (0-700 KiB from run to run), which a
+    // relative tolerance cannot check.
+    let timeAndAllocations = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal])
 
     // MARK: Append
 
@@ -37,7 +41,10 @@ let benchmarks: @Sendable () -> Void = {
         let operationCount = durability == .buffered ? 10_000 : 200
         // Names without spaces, dots or slashes: package-benchmark writes threshold files with
         // spaces replaced but reads them back by the raw name.
-        Benchmark("append-\(durability.rawValue)-1-writer-\(operationCount)-ops") { benchmark in
+        Benchmark(
+            "append-\(durability.rawValue)-1-writer-\(operationCount)-ops",
+            configuration: durability == .buffered ? .init() : timeAndAllocations
+        ) { benchmark in
             for _ in benchmark.scaledIterations {
                 let logbook = try workload.freshLogbook(durability)
                 try await ResidentGrowth.measure(benchmark) {
@@ -96,7 +103,8 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     let groupCommitOperations = Array(workload.operations.prefix(6400))
-    Benchmark("append-groupCommit-64-writers-6400-ops") { benchmark in
+    Benchmark("append-groupCommit-64-writers-6400-ops", configuration: timeAndAllocations) {
+        benchmark in
         for _ in benchmark.scaledIterations {
             let logbook = try workload.freshLogbook(.groupCommit)
             try await ResidentGrowth.measure(benchmark) {
@@ -121,8 +129,10 @@ let benchmarks: @Sendable () -> Void = {
             metrics: [.wallClock, shareOfBound, syncRate], maxIterations: 10,
             thresholds: [
                 .wallClock: .init(relative: [.p90: 50]),
-                shareOfBound: .init(relative: [.p90: 50]),
-                syncRate: .init(relative: [.p90: 50]),
+                // Both follow the disk's fdatasync rate, which the VM's neighbours move:
+                // 35 % and 16 % of the bound in two runs five minutes apart.
+                shareOfBound: .init(relative: [.p90: 100]),
+                syncRate: .init(relative: [.p90: 100]),
             ])
     ) { benchmark in
         for _ in benchmark.scaledIterations {
@@ -151,7 +161,9 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: Replay
 
-    Benchmark("replay-decode-only-\(workload.changes.count)-changes") { benchmark in
+    Benchmark(
+        "replay-decode-only-\(workload.changes.count)-changes", configuration: timeAndAllocations
+    ) { benchmark in
         let directory = try workload.writtenLog()
         for _ in benchmark.scaledIterations {
             try ResidentGrowth.measure(benchmark) {
@@ -239,7 +251,10 @@ let benchmarks: @Sendable () -> Void = {
     // winner before them (`TiedWorkload`: two nodes editing the same columns), settled in
     // memory; written once, each iteration compacts a fresh copy.
     let tiedChanges = 200_000
-    Benchmark("compaction-with-ties-\(tiedChanges)-changes") { benchmark in
+    // Time and allocations: its growth reuses what the setup's copy left resident (16.5 and
+    // 2.1 MB in two runs).
+    Benchmark("compaction-with-ties-\(tiedChanges)-changes", configuration: timeAndAllocations) {
+        benchmark in
         var options = LogbookOptions()
         options.durability = .buffered
         options.log.segmentSizeMax = 1 << 20
@@ -272,7 +287,8 @@ let benchmarks: @Sendable () -> Void = {
     // MARK: Baselines
 
     Benchmark(
-        "baseline-SQLite-GRDB-insert-\(workload.changes.count)-changes-WAL-10k-per-transaction"
+        "baseline-SQLite-GRDB-insert-\(workload.changes.count)-changes-WAL-10k-per-transaction",
+        configuration: timeAndAllocations
     ) { benchmark in
         for _ in benchmark.scaledIterations {
             let path = ScratchDirectory.fresh("grdb.sqlite")
@@ -331,7 +347,10 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("json-write-lines-rust-form-\(workload.changes.count)-changes") { benchmark in
+    Benchmark(
+        "json-write-lines-rust-form-\(workload.changes.count)-changes",
+        configuration: timeAndAllocations
+    ) { benchmark in
         for _ in benchmark.scaledIterations {
             try ResidentGrowth.measure(benchmark) {
                 blackHole(try ChangeJSON.encodeLines(workload.changes, format: .rust))
@@ -341,7 +360,8 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: Ceilings
 
-    Benchmark("ceiling-liblz4-decompression-of-log-payloads") { benchmark in
+    Benchmark("ceiling-liblz4-decompression-of-log-payloads", configuration: timeAndAllocations) {
+        benchmark in
         let frames = try workload.frames()
         var output: [UInt8] = []
         for _ in benchmark.scaledIterations {

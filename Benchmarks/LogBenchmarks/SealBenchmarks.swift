@@ -12,7 +12,9 @@ func sealBenchmarks() {
             "seal-64MiB-segment-\(name)",
             configuration: .init(
                 metrics: [.wallClock], maxIterations: 10,
-                thresholds: [.wallClock: .init(relative: [.p90: 50])])
+                // Disk-bound, and two-moded on this VM (2.8 and 7.4 ms at p90 for the
+                // write-back seal in three runs): the threshold is the slower mode.
+                thresholds: [.wallClock: .init(relative: [.p90: 100])])
         ) { benchmark in
             for _ in benchmark.scaledIterations {
                 let log = try workload.filledLog(

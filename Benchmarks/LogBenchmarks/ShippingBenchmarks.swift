@@ -20,7 +20,8 @@ func shippingBenchmarks(_ workload: BenchmarkWorkload) {
                 metrics: [.wallClock, ResidentGrowth.metric, storedRate], maxIterations: 10,
                 thresholds: [
                     .wallClock: .init(relative: [.p90: 50]),
-                    ResidentGrowth.metric: .init(relative: [.p90: 25]),
+                    // The received state's growth moved 39-63 MB (history) between runs.
+                    ResidentGrowth.metric: .init(relative: [.p90: 50]),
                     storedRate: .init(relative: [.p90: 50]),
                 ])
         ) { benchmark in
