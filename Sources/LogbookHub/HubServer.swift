@@ -170,23 +170,23 @@ public struct HubServer: Sendable {
             throw HTTPError(.badRequest, message: "since must be a version (an unsigned integer)")
         }
         let limit = try query.positive("limit")
-        // Taken before anything is read, kept until the answer is sent.
-        let slot = try await largeAnswers.acquireIfLarge(changesAsked: limit)
-        var (changes, page) = try await changes(in: stream, since: asked, limit: limit)
-        // The stream's version is known once read: a `since` past it is read again from 0
-        // (a database restored from an older backup).
-        let since = SinceReset.since(answering: asked, clock: page.hubVersion)
-        if since != asked {
-            (changes, page) = try await self.changes(in: stream, since: since, limit: limit)
+        // A slot taken before anything is read, kept until the answer is sent.
+        return try await largeAnswers.answer(changesAsked: limit) {
+            var (changes, page) = try await changes(in: stream, since: asked, limit: limit)
+            // The stream's version is known once read: a `since` past it is read again from 0
+            // (a database restored from an older backup).
+            let since = SinceReset.since(answering: asked, clock: page.hubVersion)
+            if since != asked {
+                (changes, page) = try await self.changes(in: stream, since: since, limit: limit)
+            }
+            var response = try ChangeJSONMessages.response(
+                changes, request: request, changesMax: configuration.changesPerResponseMax)
+            response.headers[HubHeaders.hubVersion] = String(page.hubVersion)
+            response.headers[.logbookClock] = String(page.hubVersion)
+            if !page.isComplete { response.headers[.logbookNextSince] = String(page.nextSince) }
+            SinceReset.mark(&response, asked: asked, answeredFrom: since)
+            return response
         }
-        var response = try ChangeJSONMessages.response(
-            changes, request: request, changesMax: configuration.changesPerResponseMax)
-        response.headers[HubHeaders.hubVersion] = String(page.hubVersion)
-        response.headers[.logbookClock] = String(page.hubVersion)
-        if !page.isComplete { response.headers[.logbookNextSince] = String(page.nextSince) }
-        SinceReset.mark(&response, asked: asked, answeredFrom: since)
-        if let slot { response.body = slot.hold(response.body) }
-        return response
     }
 
     /// The changes of `stream` since `since`: one page of about `limit`, or without a limit

@@ -107,11 +107,20 @@ package final class LargeAnswerSlots: @unchecked Sendable {
 }
 
 extension LargeAnswerSlots {
-    /// A slot for an answer asking for more than `ShippingServer.windowChanges` changes, or
-    /// for everything (nil); nil for a small page, which needs none.
-    package func acquireIfLarge(changesAsked: Int?) async throws -> Slot? {
-        guard changesAsked.map({ $0 > ShippingServer.windowChanges }) ?? true else { return nil }
-        return try await acquire()
+    /// The response `build` makes, built and sent holding a slot when it may be large: when
+    /// it asks for more than `ShippingServer.windowChanges` changes, or for everything
+    /// (`changesAsked` nil). A small page takes none. Every large answer goes through here,
+    /// so none can be built without its slot or leave it before its body is sent.
+    package func answer(
+        changesAsked: Int?, _ build: () async throws -> Response
+    ) async throws -> Response {
+        guard changesAsked.map({ $0 > ShippingServer.windowChanges }) ?? true else {
+            return try await build()
+        }
+        let slot = try await acquire()
+        var response = try await build()
+        response.body = slot.hold(response.body)
+        return response
     }
 }
 

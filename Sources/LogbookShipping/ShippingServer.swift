@@ -188,10 +188,9 @@ public struct ShippingServer: Sendable {
     /// again changes nothing).
     private func snapshot(_ request: Request) async throws -> Response {
         let pageChanges = try request.uri.queryParameters.positive("page_changes")
-        let slot = try await largeAnswers.acquireIfLarge(changesAsked: pageChanges)
-        var response = try await snapshot(request, pageChanges: pageChanges)
-        if let slot { response.body = slot.hold(response.body) }
-        return response
+        return try await largeAnswers.answer(changesAsked: pageChanges) {
+            try await snapshot(request, pageChanges: pageChanges)
+        }
     }
 
     private func snapshot(_ request: Request, pageChanges: Int?) async throws -> Response {
@@ -236,40 +235,40 @@ public struct ShippingServer: Sendable {
         guard let asked = query.get("since", as: UInt64.self) else {
             throw HTTPError(.badRequest, message: "since must be a version (an unsigned integer)")
         }
-        let logbook = logbook
-        // Read before the changes are gathered: a change made in between comes again next
-        // time rather than never.
         let limit = try query.positive("limit")
-        let slot = try await largeAnswers.acquireIfLarge(changesAsked: limit)
-        let clock = logbook.clock().currentTime()
-        let since = SinceReset.since(answering: asked, clock: clock)
-        var response: Response
-        if let limit {
-            let changesMax = min(limit, configuration.changesPerResponseMax)
-            let page = try await Self.offThePool {
-                logbook.changesPage(since: since, changesMax: changesMax)
+        let logbook = logbook
+        return try await largeAnswers.answer(changesAsked: limit) {
+            // Read before the changes are gathered: a change made in between comes again next
+            // time rather than never.
+            let clock = logbook.clock().currentTime()
+            let since = SinceReset.since(answering: asked, clock: clock)
+            var response: Response
+            if let limit {
+                let changesMax = min(limit, configuration.changesPerResponseMax)
+                let page = try await Self.offThePool {
+                    logbook.changesPage(since: since, changesMax: changesMax)
+                }
+                try await makeGatheredDurable()
+                response = try jsonChanges(page.changes, request)
+                if let next = page.nextSince {
+                    response.headers[.logbookNextSince] = String(next)
+                }
+            } else {
+                // Built a window at a time: the answer holds one window's changes, not all.
+                let (state, windows) = try await Self.offThePool {
+                    let state = logbook.changedState(since: since)
+                    return (state, state.windowEnds(changesMax: Self.windowChanges))
+                }
+                try await makeGatheredDurable()
+                response = try ChangeJSONMessages.windowedResponse(
+                    state, windows: windows, request: request,
+                    changesMax: configuration.changesPerResponseMax,
+                    build: { try await Self.offThePool($0) })
             }
-            try await makeGatheredDurable()
-            response = try jsonChanges(page.changes, request)
-            if let next = page.nextSince {
-                response.headers[.logbookNextSince] = String(next)
-            }
-        } else {
-            // Built a window at a time: the answer holds one window's changes, not all.
-            let (state, windows) = try await Self.offThePool {
-                let state = logbook.changedState(since: since)
-                return (state, state.windowEnds(changesMax: Self.windowChanges))
-            }
-            try await makeGatheredDurable()
-            response = try ChangeJSONMessages.windowedResponse(
-                state, windows: windows, request: request,
-                changesMax: configuration.changesPerResponseMax,
-                build: { try await Self.offThePool($0) })
+            response.headers[.logbookClock] = String(clock)
+            SinceReset.mark(&response, asked: asked, answeredFrom: since)
+            return response
         }
-        response.headers[.logbookClock] = String(clock)
-        SinceReset.mark(&response, asked: asked, answeredFrom: since)
-        if let slot { response.body = slot.hold(response.body) }
-        return response
     }
 
     /// Returns once what a read just gathered from memory is durable, so an answer never

@@ -8,9 +8,9 @@ extension ReplicaState {
     ) -> ChangedState<String, String, Value> {
         var entries: [(id: String, entry: ChangedState<String, String, Value>.Entry)] = []
         // An index loop: `enumerated()` costs a debug build a tuple metadata lookup a record.
-        var number = -1
-        while number + 1 < storage.entries.count {
-            number += 1
+        var number = 0
+        while number < storage.entries.count {
+            defer { number += 1 }
             let entry = storage.entries[number]
             if let idsAfter, entry.id <= idsAfter { continue }
             switch entry.status {
