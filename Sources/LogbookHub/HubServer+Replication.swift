@@ -130,22 +130,25 @@ extension HubServer {
         let query = request.uri.queryParameters
         let asked = try query.positive("page_changes") ?? 10_000
         let after = query.get("after")  // already percent-decoded
-        let page = try await mapped {
-            try await store.statePage(
-                in: stream, after: after,
-                changesMax: min(asked, configuration.changesPerResponseMax))
+        // A page of more than 16,384 changes is a large answer, as on a node.
+        return try await largeAnswers.answer(changesAsked: asked) {
+            let page = try await mapped {
+                try await store.statePage(
+                    in: stream, after: after,
+                    changesMax: min(asked, configuration.changesPerResponseMax))
+            }
+            // Whole records in id order, as the statement gives them.
+            var response = try await StatePageResponse.response(
+                page.changes, request: request, changesMax: Int.max, sortingJSON: false)
+            if let next = page.nextAfter {
+                response.headers[.logbookSnapshotAfter] =
+                    next.addingPercentEncoding(
+                        withAllowedCharacters: ShippingServer.unreservedASCII) ?? ""
+            }
+            response.headers[.logbookNextOffset] = String(page.covered)
+            response.headers[.logbookEpoch] = page.epoch.map(String.init)
+            return response
         }
-        // Whole records in id order, as the statement gives them.
-        var response = try await StatePageResponse.response(
-            page.changes, request: request, changesMax: Int.max, sortingJSON: false)
-        if let next = page.nextAfter {
-            response.headers[.logbookSnapshotAfter] =
-                next.addingPercentEncoding(withAllowedCharacters: ShippingServer.unreservedASCII)
-                ?? ""
-        }
-        response.headers[.logbookNextOffset] = String(page.covered)
-        response.headers[.logbookEpoch] = page.epoch.map(String.init)
-        return response
     }
 
     private func collectable(_ request: Request, stream name: String) async throws -> Response {

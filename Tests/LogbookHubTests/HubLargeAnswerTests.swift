@@ -11,7 +11,8 @@ import Testing
 
 // A hub's whole `GET changes` holds every change it answers with until the last byte is
 // sent, so it takes one of `largeAnswersMax` slots: a reader that stalls holds it, the next
-// whole answer waits and is answered 503 with Retry-After, a small page passes.
+// whole answer or large state page waits and is answered 503 with Retry-After, a small page
+// passes.
 @Suite(.enabled(if: HubTestDatabase.enabled)) struct HubLargeAnswerTests {
     /// A blocking socket that sends `request` and never reads, so the answer's writes stall
     /// once the buffers are full (its receive buffer is made small before it connects).
@@ -83,6 +84,12 @@ import Testing
             #expect(refused.headers.first(name: "Retry-After") == "1")
             let page = try await HubServerTests.send(server, path + "&limit=10", token: token)
             #expect(page.status == 200, "a small page waited for the slot")
+            // The stream's state pages the same way: a large one waits, a small one passes.
+            let snapshot = "/streams/\(stream)/snapshot?page_changes="
+            let large = try await HubServerTests.send(server, snapshot + "100000", token: token)
+            #expect(large.status == 503, "\(large.body)")
+            let small = try await HubServerTests.send(server, snapshot + "10", token: token)
+            #expect(small.status == 200, "a small state page waited for the slot")
 
             withExtendedLifetime(stalled) {}
             stalled = nil  // closes the socket
