@@ -297,7 +297,8 @@ extension Log {
         let previous = active.file
         sealed.append(active.index)
         active = ActiveSegment(
-            file: newFile, index: SegmentIndex(baseOffset: nextBaseOffset), lastBatchCRC: 0,
+            file: newFile, index: SegmentIndex(baseOffset: nextBaseOffset),
+            lastBatchCRC: chain.firstPreviousCRC(ofSegmentAt: nextBaseOffset),
             createdAtNanoseconds: clock?.nowNanoseconds() ?? 0)
         do throws(StorageError) {
             try previous.close()
@@ -315,7 +316,7 @@ extension Log {
     /// The manifest of the log as it stands, with `pendingSwap` when one is being made.
     func currentManifest(pendingSwap: SegmentManifest.PendingSwap? = nil) -> SegmentManifest {
         SegmentManifest(
-            identity: identity, history: history, sealed: sealed,
+            chain: chain, history: history, sealed: sealed,
             activeBaseOffset: active.index.baseOffset, pendingSwap: pendingSwap)
     }
 

@@ -32,7 +32,7 @@ extension Log {
             clock: clock,
             sealed: outcome.sealed, active: outcome.active, recovery: outcome.report,
             epochs: try LogEpochs.read(directory: directory, fileSystem: fileSystem),
-            identity: outcome.identity, history: outcome.history)
+            chain: outcome.chain, history: outcome.history)
         log.lease = lease
         #if LOGBOOK_VERIFY
             log.checkInvariants()
@@ -74,7 +74,7 @@ extension Log {
             directory: directory, fileSystem: fileSystem, configuration: configuration,
             clock: nil, sealed: outcome.sealed, active: outcome.active, recovery: outcome.report,
             epochs: try LogEpochs.read(directory: directory, fileSystem: fileSystem),
-            identity: outcome.identity, history: outcome.history, isReadOnly: true)
+            chain: outcome.chain, history: outcome.history, isReadOnly: true)
         log.lease = lease
         return log
     }

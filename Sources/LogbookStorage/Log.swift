@@ -46,8 +46,11 @@ public final class Log {
     public let isReadOnly: Bool
     /// The log's epochs; this open starts one at its first append.
     var epochs: LogEpochs
+    /// Which log this is and where its segments' CRC chains start (from its manifest; see
+    /// `LogIdentity`, `SegmentChain`).
+    public let chain: SegmentChain
     /// Which log this is (from its manifest; see `LogIdentity`).
-    public let identity: LogIdentity
+    public var identity: LogIdentity { chain.identity }
     /// The history the log replays to; a tombstone GC begins a new one (`beginHistory`).
     public internal(set) var history: LogHistory
     /// The directory's lock, held until `close` (exclusive, or shared when read-only).
@@ -82,11 +85,11 @@ public final class Log {
     init(
         directory: String, fileSystem: any FileSystem, configuration: LogConfiguration,
         clock: (any LogClock)?, sealed: [SegmentIndex], active: ActiveSegment,
-        recovery: RecoveryReport, epochs: LogEpochs, identity: LogIdentity, history: LogHistory,
+        recovery: RecoveryReport, epochs: LogEpochs, chain: SegmentChain, history: LogHistory,
         isReadOnly: Bool = false
     ) {
         self.isReadOnly = isReadOnly
-        self.identity = identity
+        self.chain = chain
         self.history = history
         var epochs = epochs
         var recovery = recovery

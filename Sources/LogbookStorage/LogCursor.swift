@@ -12,6 +12,8 @@ public final class LogCursor {
         var path: String
         var endPosition: Int64
         var startPosition: Int64
+        /// What the segment's first batch chains from (`SegmentChain`); nil: not checked.
+        var firstPreviousCRC: UInt32?
     }
 
     let fileSystem: any FileSystem
@@ -158,7 +160,7 @@ public final class LogCursor {
         currentPath = span.path
         reader = SegmentReader(
             file: file, from: span.startPosition, to: span.endPosition,
-            previousBatchCRC: span.startPosition == 0 ? 0 : nil)
+            previousBatchCRC: span.startPosition == 0 ? span.firstPreviousCRC : nil)
     }
 
     private func closeCurrent() throws(StorageError) {
@@ -204,7 +206,8 @@ extension Log {
             spans.append(
                 LogCursor.SegmentSpan(
                     baseOffset: index.baseOffset, path: path(ofSegment: index.baseOffset),
-                    endPosition: index.segmentSize, startPosition: start))
+                    endPosition: index.segmentSize, startPosition: start,
+                    firstPreviousCRC: chain.expectedFirstPreviousCRC(ofSegmentAt: index.baseOffset)))
         }
         return spans
     }

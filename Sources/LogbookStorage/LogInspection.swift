@@ -53,7 +53,8 @@ extension Log {
             // batch — a torn tail after it was already reported by recovery (and cut, unless
             // the log is read-only).
             let reader = SegmentReader(
-                file: file, from: 0, to: index.segmentSize, previousBatchCRC: 0)
+                file: file, from: 0, to: index.segmentSize,
+                previousBatchCRC: chain.expectedFirstPreviousCRC(ofSegmentAt: index.baseOffset))
             walk: while true {
                 switch try reader.next() {
                 case .end:

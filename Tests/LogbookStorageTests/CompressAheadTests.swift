@@ -12,6 +12,8 @@ import Testing
         configuration.batchSizeTarget = 1024
         configuration.indexIntervalBytes = 256
         configuration.compressesFullBatchesAhead = ahead
+        // One identity for the logs compared byte for byte: their chains start from one seed.
+        configuration.identity = LogIdentity(high: 1, low: 2)
         return configuration
     }
 

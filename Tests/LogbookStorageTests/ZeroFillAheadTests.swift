@@ -15,6 +15,8 @@ import Testing
         configuration.segmentSizeMax = segmentSize
         configuration.batchSizeTarget = 1024
         configuration.zeroFillAheadBytes = zeroFillAhead
+        // One identity for the logs compared byte for byte: their chains start from one seed.
+        configuration.identity = LogIdentity(high: 1, low: 2)
         return configuration
     }
 

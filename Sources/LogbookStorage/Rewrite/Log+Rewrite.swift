@@ -11,7 +11,7 @@ extension Log {
         let end =
             range.upperBound < sealed.count
             ? sealed[range.upperBound].baseOffset : active.index.baseOffset
-        return SegmentRun(segments: Array(sealed[range]), endOffset: end)
+        return SegmentRun(segments: Array(sealed[range]), endOffset: end, chain: chain)
     }
 
     /// Phase 2 of the crash-safe swap: replaces the run's segments by the rewritten one.

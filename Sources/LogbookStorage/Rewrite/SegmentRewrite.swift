@@ -16,6 +16,9 @@ public struct SegmentRun: Hashable, Sendable {
     public var segments: [SegmentIndex]
     /// The first offset after the run: the base offset of the segment that follows it.
     public var endOffset: UInt64
+    /// Where the log's segments chain from: the run's are read, and its rewrite written,
+    /// with their seeds.
+    public var chain: SegmentChain
 
     /// The run's first offset, which names the rewritten segment.
     public var baseOffset: UInt64 { segments.first?.baseOffset ?? endOffset }
@@ -70,7 +73,9 @@ public enum SegmentRewriter {
         let output = try fileSystem.open(path, mode: .createNew)
         do throws(StorageError) {
             var result = RewrittenRun(run: run, index: SegmentIndex(baseOffset: run.baseOffset))
-            var writer = RewriteWriter(file: output, configuration: configuration)
+            var writer = RewriteWriter(
+                file: output, configuration: configuration,
+                firstPreviousCRC: run.chain.firstPreviousCRC(ofSegmentAt: run.baseOffset))
             if let concurrency, concurrency.width > 1, bytesPerSecondMax == nil,
                 run.segments.count > 1
             {
@@ -84,7 +89,7 @@ public enum SegmentRewriter {
                     result: &result)
             }
             try writer.flush(index: &result.index)
-            result.lastBatchCRC = writer.lastCRC
+            if result.index.lastBatchPosition >= 0 { result.lastBatchCRC = writer.lastCRC }
             try output.sync()
             try output.close()
             return result
@@ -106,7 +111,9 @@ public enum SegmentRewriter {
         into writer: inout RewriteWriter, result: inout RewrittenRun
     ) throws(StorageError) {
         var limiter = ByteRateLimiter(bytesPerSecondMax: bytesPerSecondMax)
-        try forEachRecord(of: run.segments, directory: directory, fileSystem: fileSystem) {
+        try forEachRecord(
+            of: run.segments, chain: run.chain, directory: directory, fileSystem: fileSystem
+        ) {
             (offset, record) throws(StorageError) in
             result.recordsRead += 1
             let rewrite = try transform(offset, record)
@@ -131,8 +138,8 @@ public enum SegmentRewriter {
                 run.segments[groupStart..<min(run.segments.count, groupStart + width)])
             let filtered = concurrency.map(group.count) { (index) throws(StorageError) in
                 try KeptRecords(
-                    of: group[index], directory: directory, fileSystem: fileSystem,
-                    transform: transform)
+                    of: group[index], chain: run.chain, directory: directory,
+                    fileSystem: fileSystem, transform: transform)
             }
             for index in group.indices {
                 let kept = try filtered[index].get()
@@ -173,11 +180,12 @@ public enum SegmentRewriter {
         var rawBytesRead: Int64 = 0
 
         init(
-            of segment: SegmentIndex, directory: String, fileSystem: any FileSystem,
+            of segment: SegmentIndex, chain: SegmentChain, directory: String,
+            fileSystem: any FileSystem,
             transform: (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> RecordRewrite
         ) throws(StorageError) {
             try SegmentRewriter.forEachRecord(
-                of: [segment], directory: directory, fileSystem: fileSystem
+                of: [segment], chain: chain, directory: directory, fileSystem: fileSystem
             ) { (offset, record) throws(StorageError) in
                 recordsRead += 1
                 let rewrite = try transform(offset, record)
@@ -214,7 +222,8 @@ public enum SegmentRewriter {
     }
 
     private static func forEachRecord(
-        of segments: [SegmentIndex], directory: String, fileSystem: any FileSystem,
+        of segments: [SegmentIndex], chain: SegmentChain, directory: String,
+        fileSystem: any FileSystem,
         _ body: (UInt64, UnsafeRawBufferPointer) throws(StorageError) -> Void,
         afterBatch: (BatchHeader) -> Void
     ) throws(StorageError) {
@@ -224,7 +233,8 @@ public enum SegmentRewriter {
             let input = try fileSystem.open(segmentPath, mode: .read)
             defer { try? input.close() }  // read-only: nothing to lose
             let reader = SegmentReader(
-                file: input, from: 0, to: segment.segmentSize, previousBatchCRC: 0)
+                file: input, from: 0, to: segment.segmentSize,
+                previousBatchCRC: chain.expectedFirstPreviousCRC(ofSegmentAt: segment.baseOffset))
             while true {
                 let step = try reader.next()
                 guard case .batch(let header, _) = step else {
@@ -259,13 +269,15 @@ struct RewriteWriter {
     let file: any StorageFile
     let configuration: LogConfiguration
     var encoder = BatchEncoder()
-    var lastCRC: UInt32 = 0
+    /// The CRC the next batch chains to: the last one written, or the segment's seed.
+    var lastCRC: UInt32
     /// Write-back started as the output grows, so its final sync has little left to write.
     var writeback = WritebackSchedule()
 
-    init(file: any StorageFile, configuration: LogConfiguration) {
+    init(file: any StorageFile, configuration: LogConfiguration, firstPreviousCRC: UInt32) {
         self.file = file
         self.configuration = configuration
+        lastCRC = firstPreviousCRC
     }
 
     mutating func append(

@@ -34,8 +34,16 @@ extension SegmentSwap {
         }
         var invalid: String?
         var lastCRC: UInt32 = 0
+        // A swap in a log whose manifest does not say where seeding starts was written by
+        // a build from before seeding: its chain starts at 0.
+        let chain = manifest?.chain
         let index = try SegmentRecovery.scan(
-            file, base: range.lowerBound, size: size, configuration: configuration
+            file, base: range.lowerBound, size: size,
+            firstPreviousCRC: chain.map {
+                $0.expectedFirstPreviousCRC(ofSegmentAt: range.lowerBound)
+            }
+                ?? 0,
+            configuration: configuration
         ) { position, reason, _ in
             invalid = "byte \(position): \(reason)"
         } onBatch: { header in

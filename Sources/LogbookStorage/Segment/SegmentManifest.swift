@@ -17,6 +17,7 @@
 /// logbook segment manifest 2
 /// log <identity, 32 hex digits>
 /// history <id> <start offset>
+/// chain <seeded from> <checked from>    where segments chain from a seed (SegmentChain)
 /// sealed <base offset> <size in bytes> <last batch CRC>   one line per sealed segment, in order
 /// active <base offset>
 /// swap <base offset> <end offset> <size in bytes> <last batch CRC>    only during a swap
@@ -24,7 +25,8 @@
 /// ```
 /// Version 1 (no `log` or `history` line, no CRC on `sealed` lines) is read; the next
 /// writable open writes version 2, with a new identity (or the one the opener expects) and
-/// a new history.
+/// a new history. A version 2 manifest without a `chain` line (written before seeding) has
+/// its chain inferred from the segments (`SegmentChain.inferred`).
 struct SegmentManifest: Hashable, Sendable {
     /// A sealed segment as the manifest knows it.
     struct Sealed: Hashable, Sendable {
@@ -48,17 +50,22 @@ struct SegmentManifest: Hashable, Sendable {
     /// Nil in a version 1 manifest.
     var identity: LogIdentity?
     var history: LogHistory?
+    /// Nil in a manifest written before seeding.
+    var chainSeededFrom: UInt64?
+    var chainCheckedFrom: UInt64 = 0
     var sealed: [Sealed]
     var activeBaseOffset: UInt64
     var pendingSwap: PendingSwap?
 
     /// The manifest of a log's current segments.
     init(
-        identity: LogIdentity, history: LogHistory, sealed: [SegmentIndex],
+        chain: SegmentChain, history: LogHistory, sealed: [SegmentIndex],
         activeBaseOffset: UInt64, pendingSwap: PendingSwap? = nil
     ) {
-        self.identity = identity
+        self.identity = chain.identity
         self.history = history
+        self.chainSeededFrom = chain.seededFrom
+        self.chainCheckedFrom = chain.checkedFrom
         self.sealed = sealed.map {
             Sealed(
                 baseOffset: $0.baseOffset, sizeBytes: $0.segmentSize, lastBatchCRC: $0.lastBatchCRC)
@@ -68,14 +75,23 @@ struct SegmentManifest: Hashable, Sendable {
     }
 
     init(
-        identity: LogIdentity?, history: LogHistory?, sealed: [Sealed], activeBaseOffset: UInt64,
-        pendingSwap: PendingSwap?
+        identity: LogIdentity?, history: LogHistory?, chainSeededFrom: UInt64?, sealed: [Sealed],
+        activeBaseOffset: UInt64, pendingSwap: PendingSwap?
     ) {
         self.identity = identity
         self.history = history
+        self.chainSeededFrom = chainSeededFrom
         self.sealed = sealed
         self.activeBaseOffset = activeBaseOffset
         self.pendingSwap = pendingSwap
+    }
+
+    /// Where the log's segments chain from; nil when the manifest does not say (written
+    /// before seeding, or version 1).
+    var chain: SegmentChain? {
+        guard let identity, let chainSeededFrom else { return nil }
+        return SegmentChain(
+            identity: identity, seededFrom: chainSeededFrom, checkedFrom: chainCheckedFrom)
     }
 
     // MARK: Reading and writing
@@ -112,6 +128,7 @@ struct SegmentManifest: Hashable, Sendable {
             lines.append("log \(identity.hex)")
             lines.append("history \(history.id) \(history.startOffset)")
         }
+        if let chainSeededFrom { lines.append("chain \(chainSeededFrom) \(chainCheckedFrom)") }
         for segment in sealed {
             precondition(segment.lastBatchCRC != nil, "a sealed segment written without its CRC")
             lines.append(
@@ -142,6 +159,7 @@ struct SegmentManifest: Hashable, Sendable {
     > {
         var identity: LogIdentity?
         var history: LogHistory?
+        var chain: (seededFrom: UInt64, checkedFrom: UInt64)?
         var sealed: [Sealed] = []
         var active: UInt64?
         var swap: PendingSwap?
@@ -165,6 +183,8 @@ struct SegmentManifest: Hashable, Sendable {
             guard !numbers.contains(nil) else { return .failure(failure) }
             let values = numbers.compactMap { $0 }
             switch (fields.first, values.count) {
+            case ("chain", 2) where version == 2 && number == 4 && values[1] <= values[0]:
+                chain = (values[0], values[1])
             case ("sealed", version == 1 ? 2 : 3) where active == nil:
                 let crc = version == 1 ? nil : UInt32(exactly: values[2])
                 guard let size = Int64(exactly: values[1]), version == 1 || crc != nil,
@@ -191,9 +211,10 @@ struct SegmentManifest: Hashable, Sendable {
         guard version == 1 || (identity != nil && history != nil) else {
             return .failure(.init("manifest names no log and history"))
         }
-        return .success(
-            Self(
-                identity: identity, history: history, sealed: sealed, activeBaseOffset: active,
-                pendingSwap: swap))
+        var manifest = Self(
+            identity: identity, history: history, chainSeededFrom: chain?.seededFrom,
+            sealed: sealed, activeBaseOffset: active, pendingSwap: swap)
+        manifest.chainCheckedFrom = chain?.checkedFrom ?? 0
+        return .success(manifest)
     }
 }

@@ -10,7 +10,7 @@ enum SegmentRecovery {
         var sealed: [SegmentIndex]
         var active: Log.ActiveSegment
         var report: RecoveryReport
-        var identity: LogIdentity
+        var chain: SegmentChain
         var history: LogHistory
     }
 
@@ -44,6 +44,18 @@ enum SegmentRecovery {
                 .unsupported, "\(baseOffsets.count) segments exceed \(Limits.segmentCountMax)",
                 path: directory)
         }
+        let chain: SegmentChain
+        if let recorded = manifest?.chain {
+            chain = recorded
+        } else {
+            chain = try SegmentChain.inferred(
+                identity: identity,
+                identityIsKnown: manifest?.identity != nil || configuration.identity != nil,
+                baseOffsets: baseOffsets
+            ) { (base) throws(StorageError) in
+                try firstPreviousCRC(base, directory: directory, fileSystem: fileSystem)
+            }
+        }
         let now = clock?.nowNanoseconds() ?? 0
         let checked = try manifest.map { manifest throws(StorageError) in
             let resolved = manifest.resolvingPendingSwap { base in
@@ -65,19 +77,19 @@ enum SegmentRecovery {
             let file = try fileSystem.open(path, mode: .createNew)
             try fileSystem.syncDirectory(directory)
             let active = Log.ActiveSegment(
-                file: file, index: SegmentIndex(baseOffset: 0), lastBatchCRC: 0,
-                createdAtNanoseconds: now)
+                file: file, index: SegmentIndex(baseOffset: 0),
+                lastBatchCRC: chain.firstPreviousCRC(ofSegmentAt: 0), createdAtNanoseconds: now)
             try SegmentManifest(
-                identity: identity, history: history, sealed: [], activeBaseOffset: 0
+                chain: chain, history: history, sealed: [], activeBaseOffset: 0
             ).write(directory: directory, fileSystem: fileSystem)
             return Outcome(
-                sealed: [], active: active, report: report, identity: identity, history: history)
+                sealed: [], active: active, report: report, chain: chain, history: history)
         }
         var sealed: [SegmentIndex] = []
         for base in baseOffsets.dropLast() {
             let index = try loadSealedIndex(
-                base, directory: directory, fileSystem: fileSystem, configuration: configuration,
-                readOnly: readOnly, report: &report)
+                base, directory: directory, fileSystem: fileSystem, chain: chain,
+                configuration: configuration, readOnly: readOnly, report: &report)
             if let previous = sealed.last, index.baseOffset < previous.nextOffset {
                 throw StorageError(
                     .corruption,
@@ -88,8 +100,8 @@ enum SegmentRecovery {
         }
         try checked?.checkLastBatches(of: sealed, directory: directory)
         let active = try recoverActive(
-            activeBase, directory: directory, fileSystem: fileSystem, configuration: configuration,
-            createdAt: now, readOnly: readOnly, report: &report)
+            activeBase, directory: directory, fileSystem: fileSystem, chain: chain,
+            configuration: configuration, createdAt: now, readOnly: readOnly, report: &report)
         if let previous = sealed.last, active.index.baseOffset < previous.nextOffset {
             throw StorageError(
                 .corruption,
@@ -97,7 +109,7 @@ enum SegmentRecovery {
                 path: directory + "/" + SegmentFileName.segment(baseOffset: activeBase))
         }
         let current = SegmentManifest(
-            identity: identity, history: history, sealed: sealed, activeBaseOffset: activeBase)
+            chain: chain, history: history, sealed: sealed, activeBaseOffset: activeBase)
         if current != manifest && !readOnly {
             if checked == nil {
                 report.manifestActions.append("created \(SegmentManifest.fileName)")
@@ -105,11 +117,15 @@ enum SegmentRecovery {
                 report.manifestActions.append(
                     "wrote \(SegmentManifest.fileName) in version 2 (the log's identity, its "
                         + "history and each sealed segment's last batch CRC)")
+            } else if checked?.chainSeededFrom == nil {
+                report.manifestActions.append(
+                    "recorded in \(SegmentManifest.fileName) that segments from offset "
+                        + "\(chain.seededFrom) on chain from the log's seed")
             }
             try current.write(directory: directory, fileSystem: fileSystem)
         }
         return Outcome(
-            sealed: sealed, active: active, report: report, identity: identity, history: history)
+            sealed: sealed, active: active, report: report, chain: chain, history: history)
     }
 
     /// A read-only open cannot finish a swap, nor read the log consistently without it.
@@ -137,9 +153,24 @@ enum SegmentRecovery {
         return try file.size()
     }
 
+    /// The previous CRC the first batch of the segment at `base` names; nil when the
+    /// segment is empty or its first header does not parse (its own checks say why).
+    private static func firstPreviousCRC(
+        _ base: UInt64, directory: String, fileSystem: any FileSystem
+    ) throws(StorageError) -> UInt32? {
+        let file = try fileSystem.open(
+            directory + "/" + SegmentFileName.segment(baseOffset: base), mode: .read)
+        defer { try? file.close() }  // read-only: nothing to lose
+        let bytes = try file.read(at: 0, count: BatchHeader.size)
+        guard bytes.count == BatchHeader.size,
+            case .success(let header) = bytes.withUnsafeBytes({ BatchHeader.decode($0) })
+        else { return nil }
+        return header.previousBatchCRC
+    }
+
     /// Loads a sealed segment's index, or rebuilds it from the batches (and saves it).
     private static func loadSealedIndex(
-        _ base: UInt64, directory: String, fileSystem: any FileSystem,
+        _ base: UInt64, directory: String, fileSystem: any FileSystem, chain: SegmentChain,
         configuration: LogConfiguration, readOnly: Bool,
         report: inout RecoveryReport
     ) throws(StorageError) -> SegmentIndex {
@@ -161,9 +192,15 @@ enum SegmentRecovery {
         }
         // Rebuilding reads and checks every batch, not just the headers: a damaged header
         // must be blamed on this segment, not discovered later as an offset clash.
+        let seed = chain.expectedFirstPreviousCRC(ofSegmentAt: base)
         let index = try scan(
-            file, base: base, size: size, configuration: configuration
-        ) { (position, reason, _) throws(StorageError) in
+            file, base: base, size: size, firstPreviousCRC: seed, configuration: configuration
+        ) { (position, reason, header) throws(StorageError) in
+            if position == 0, let seed, let header, header.previousBatchCRC != seed {
+                throw StorageError(
+                    .corruption, foreignFirstBatch(header, seed: seed), path: segmentPath,
+                    byteOffset: 0, logOffset: header.baseOffset)
+            }
             throw StorageError(.corruption, reason, path: segmentPath, byteOffset: position)
         }
         report.rebuiltIndexes.append(SegmentFileName.index(baseOffset: base))
@@ -196,17 +233,18 @@ enum SegmentRecovery {
     /// Reads the whole active segment; cuts an invalid tail, or throws if valid data follows
     /// it. A tail of zeros is the end of the segment, kept and not reported.
     private static func recoverActive(
-        _ base: UInt64, directory: String, fileSystem: any FileSystem,
+        _ base: UInt64, directory: String, fileSystem: any FileSystem, chain: SegmentChain,
         configuration: LogConfiguration,
         createdAt: UInt64, readOnly: Bool, report: inout RecoveryReport
     ) throws(StorageError) -> Log.ActiveSegment {
         let path = directory + "/" + SegmentFileName.segment(baseOffset: base)
         let file = try fileSystem.open(path, mode: readOnly ? .read : .readWrite)
         let size = try file.size()
-        var lastCRC: UInt32 = 0
+        let seed = chain.expectedFirstPreviousCRC(ofSegmentAt: base)
+        var lastCRC = chain.firstPreviousCRC(ofSegmentAt: base)
         var torn: (position: Int64, reason: String, header: BatchHeader?)?
         let index = try scan(
-            file, base: base, size: size, configuration: configuration
+            file, base: base, size: size, firstPreviousCRC: seed, configuration: configuration
         ) {
             position, reason, header in
             torn = (position, reason, header)
@@ -219,6 +257,7 @@ enum SegmentRecovery {
             torn = nil
         }
         if let torn {
+            try refuseForeignFirstBatch(file, torn: torn, seed: seed, path: path)
             if let later = try firstValidBatch(in: file, after: torn.position, size: size) {
                 throw StorageError(
                     .corruption,
@@ -240,6 +279,42 @@ enum SegmentRecovery {
             fileEnd: torn == nil ? size : index.segmentSize)
     }
 
+    /// A first batch that is whole (its own CRC holds) but chains from another seed was
+    /// not torn: the segment is another log's, or was renamed from another base offset.
+    /// Cutting it as a torn tail would destroy it, and reading it would serve it.
+    private static func refuseForeignFirstBatch(
+        _ file: any StorageFile, torn: (position: Int64, reason: String, header: BatchHeader?),
+        seed: UInt32?, path: String
+    ) throws(StorageError) {
+        guard torn.position == 0, let seed, let header = torn.header,
+            header.previousBatchCRC != seed,
+            try isWholeBatch(file, at: 0, header: header)
+        else { return }
+        throw StorageError(
+            .corruption, foreignFirstBatch(header, seed: seed), path: path, byteOffset: 0,
+            logOffset: header.baseOffset)
+    }
+
+    /// Why a segment whose first batch chains from `header.previousBatchCRC`, not `seed`,
+    /// is refused.
+    private static func foreignFirstBatch(_ header: BatchHeader, seed: UInt32) -> String {
+        "the segment's first batch chains from 0x\(zeroPaddedHex(header.previousBatchCRC)), not "
+            + "from this log's seed 0x\(zeroPaddedHex(seed)) for this segment: it belongs to "
+            + "another log, or to another place in this one; move it out of the directory"
+    }
+
+    /// Whether the batch with `header` at `position` is all there and its CRC holds.
+    private static func isWholeBatch(
+        _ file: any StorageFile, at position: Int64, header: BatchHeader
+    ) throws(StorageError) -> Bool {
+        let bytes = try file.read(at: position, count: header.totalSize)
+        guard bytes.count == header.totalSize else { return false }
+        return bytes.withUnsafeBytes {
+            header.computeCRC(payload: UnsafeRawBufferPointer(rebasing: $0[BatchHeader.size...]))
+                == header.batchCRC
+        }
+    }
+
     /// Whether every byte of the file from `start` to `end` is zero; reads 1 MiB at a time.
     private static func isAllZeros(_ file: any StorageFile, from start: Int64, to end: Int64)
         throws(StorageError) -> Bool
@@ -256,12 +331,14 @@ enum SegmentRecovery {
     /// Walks a segment's batches into an index. Calls `onInvalid` at the first invalid batch
     /// and stops there (it may throw to abort).
     static func scan(
-        _ file: any StorageFile, base: UInt64, size: Int64, configuration: LogConfiguration,
+        _ file: any StorageFile, base: UInt64, size: Int64, firstPreviousCRC: UInt32?,
+        configuration: LogConfiguration,
         onInvalid: (Int64, String, BatchHeader?) throws(StorageError) -> Void,
         onBatch: (BatchHeader) -> Void = { _ in }
     ) throws(StorageError) -> SegmentIndex {
         var index = SegmentIndex(baseOffset: base)
-        let reader = SegmentReader(file: file, from: 0, to: size, previousBatchCRC: 0)
+        let reader = SegmentReader(
+            file: file, from: 0, to: size, previousBatchCRC: firstPreviousCRC)
         while true {
             switch try reader.next() {
             case .end:
