@@ -207,7 +207,8 @@ extension Log {
                 LogCursor.SegmentSpan(
                     baseOffset: index.baseOffset, path: path(ofSegment: index.baseOffset),
                     endPosition: index.segmentSize, startPosition: start,
-                    firstPreviousCRC: chain.expectedFirstPreviousCRC(ofSegmentAt: index.baseOffset)))
+                    firstPreviousCRC: chain.expectedFirstPreviousCRC(ofSegmentAt: index.baseOffset))
+            )
         }
         return spans
     }
