@@ -26,9 +26,10 @@ struct NodeMetadata: Codable, Equatable {
     var peerLedger: Bool? = nil
 
     /// What every open of the directory takes from this file: the log's identity and the
-    /// recorded segment size.
+    /// recorded segment size; and the engine's epoch marks (`ChangeRecordCodec.epochMarking`).
     func apply(to configuration: inout LogConfiguration) {
         configuration.identity = identity
+        configuration.epochMarking = ChangeRecordCodec.epochMarking
         if let segmentSizeMax { configuration.segmentSizeMax = segmentSizeMax }
     }
 

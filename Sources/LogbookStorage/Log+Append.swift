@@ -37,7 +37,7 @@ extension Log {
         count: Int, describedBy describe: (Int) -> (byteCount: Int, version: UInt64),
         writtenBy write: (Int, UnsafeMutableRawPointer) -> Int
     ) throws(StorageError) -> Range<UInt64> {
-        let start = nextOffset
+        var start = nextOffset
         guard count > 0 else { return start..<start }
         try prepareToAppend()
         var index = 0
@@ -56,7 +56,13 @@ extension Log {
             case .before(let next, let description):
                 // This open's epoch begins at its first record; a batch that cannot take
                 // the record is written first.
-                if hasBegunEpoch { try flush() } else { try beginEpoch() }
+                if hasBegunEpoch {
+                    try flush()
+                } else {
+                    try beginEpoch(version: description.version)
+                    // The epoch's mark, if any, went first; the records start after it.
+                    if next == 0 { start = nextOffset }
+                }
                 (index, carried) = (next, description)
             case .batchReachedTarget(let next):
                 try flushFullBatch()

@@ -46,6 +46,8 @@ public final class Log {
     public let isReadOnly: Bool
     /// The log's epochs; this open starts one at its first append.
     var epochs: LogEpochs
+    /// Epochs whose mark was found at their start (`EpochMarking`), or logged by this open.
+    var markedEpochs: Set<UInt64> = []
     /// Which log this is and where its segments' CRC chains start (from its manifest; see
     /// `LogIdentity`, `SegmentChain`).
     public let chain: SegmentChain
@@ -131,18 +133,46 @@ public final class Log {
     }
 
     /// True when this log holds the position a follower states: the record at `offset`
-    /// exists here, below `end`, and was written in epoch `epochId`.
+    /// exists here, below `end`, and was written in epoch `epochId`. With
+    /// `LogConfiguration.epochMarking`, an epoch the `epochs` file names as marked is
+    /// believed only once its mark is found at its start (one batch read, then
+    /// remembered); a read that fails counts as not held (the follower resyncs).
     public func holds(offset: UInt64, epochId: UInt64, below end: UInt64) -> Bool {
-        epochs.holds(offset: offset, epochId: epochId, logEnd: min(end, nextOffset))
+        guard epochs.holds(offset: offset, epochId: epochId, logEnd: min(end, nextOffset))
+        else { return false }
+        guard let marking = configuration.epochMarking, epochId != 0,
+            !markedEpochs.contains(epochId),
+            let epoch = epochs.epochs.first(where: { $0.id == epochId })
+        else { return true }
+        guard (try? markFound(of: epoch, marking)) == true else { return false }
+        markedEpochs.insert(epochId)
+        return true
     }
 
-    /// Called before the first append of this open: records a new epoch durably.
-    func beginEpoch() throws(StorageError) {
+    /// Whether the record at `epoch`'s start is its mark.
+    func markFound(of epoch: LogEpoch, _ marking: EpochMarking) throws(StorageError) -> Bool {
+        guard epoch.startOffset >= startOffset else { return false }
+        let cursor = try makeCursor(from: epoch.startOffset)
+        var found = false
+        guard try cursor.next() else { return false }
+        cursor.forEachRecord { offset, record in
+            if offset == epoch.startOffset { found = marking.epochId(record) == epoch.id }
+        }
+        return found
+    }
+
+    /// Called before the first append of this open: records a new epoch durably, then
+    /// logs its mark (`LogConfiguration.epochMarking`) as its first record, with `version`.
+    func beginEpoch(version: UInt64) throws(StorageError) {
         var next = epochs
-        next.begin(id: UInt64.random(in: 1...UInt64.max), at: nextOffset)
+        let id = UInt64.random(in: 1...UInt64.max)
+        next.begin(id: id, at: nextOffset)
         try next.write(directory: directory, fileSystem: fileSystem)
         epochs = next
         hasBegunEpoch = true
+        guard let marking = configuration.epochMarking else { return }
+        try append(marking.record(id, version), version: version)
+        markedEpochs.insert(id)
     }
 
     /// Throws `.readOnly` when the log was opened read-only.

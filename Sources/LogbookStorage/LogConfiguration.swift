@@ -41,6 +41,9 @@ public struct LogConfiguration: Sendable {
     /// (`corruption`), and a manifest created or rebuilt gets this one. nil: the manifest's,
     /// or a new random one for a new log. Default nil.
     public var identity: LogIdentity? = nil
+    /// How each epoch's first record marks it (`EpochMarking`); nil logs no marks, and
+    /// positions are checked against the `epochs` file alone. The engine sets it.
+    public var epochMarking: EpochMarking? = nil
 
     /// The defaults.
     public init() {}

@@ -96,6 +96,19 @@ import Testing
         #expect(reopened.getRecord("lamp")?.field("on") == .bool(true))
     }
 
+    /// A log of one write at `directory`, closed and copied into `copyParent`; the copy's
+    /// path.
+    private func copiedLog(at directory: TemporaryDirectory, into copyParent: TemporaryDirectory)
+        async throws -> String
+    {
+        let original = try Logbook.open(directory: directory.path, nodeId: 1)
+        try await original.insertOrUpdate("lamp", fields: [("on", true)])
+        try original.close()
+        let copy = copyParent.appending("node")
+        try FileManager.default.copyItem(atPath: directory.path, toPath: copy)
+        return copy
+    }
+
     /// A copy of the directory written on apart (a backup restored beside the original,
     /// say) shares the log's identity and history; its snapshot and its `epochs` file,
     /// copied in together, agree with each other. Before the snapshot mark, they were
@@ -108,11 +121,7 @@ import Testing
             directory.remove()
             copyParent.remove()
         }
-        let original = try Logbook.open(directory: directory.path, nodeId: 1)
-        try await original.insertOrUpdate("lamp", fields: [("on", true)])
-        try original.close()
-        let copy = copyParent.appending("node")
-        try FileManager.default.copyItem(atPath: directory.path, toPath: copy)
+        let copy = try await copiedLog(at: directory, into: copyParent)
 
         let diverged = try Logbook.open(directory: copy)
         try await diverged.insertOrUpdate("door", fields: [("open", false)])
@@ -137,11 +146,54 @@ import Testing
         let reopened = try Logbook.open(directory: directory.path)
         defer { try? reopened.close() }
         #expect(reopened.snapshotLoad.file == nil)
+        // The copy's epoch has no mark here, so the snapshot's epoch is not held; were it,
+        // the snapshot mark at offset − 1 would not be the snapshot's.
         let reason = try #require(reopened.snapshotLoad.setAside.first)
-        #expect(reason.contains("diverged"), "\(reason)")
+        #expect(
+            reason.contains("was not written in epoch") || reason.contains("diverged"),
+            "\(reason)")
         #expect(reopened.getRecord("window") == nil)
         #expect(reopened.getRecord("door")?.field("open") == .int(4))
         #expect(reopened.stateDigest() == digest)
+    }
+
+    /// The `epochs` file alone, copied from a copy of the directory written on apart: the
+    /// copy's epoch began where this log's own began, so by the file alone a follower of
+    /// the copy held a position this log holds too, and was served on from there. Each
+    /// epoch's first record is its mark: the copy's epoch has none here.
+    @Test func anEpochsFileFromADivergedCopyHoldsNoPositionInIt() async throws {
+        let directory = TemporaryDirectory()
+        let copyParent = TemporaryDirectory("copy")
+        defer {
+            directory.remove()
+            copyParent.remove()
+        }
+        let copy = try await copiedLog(at: directory, into: copyParent)
+        let diverged = try Logbook.open(directory: copy)
+        for number in 0..<3 {
+            try await diverged.insertOrUpdate("door", fields: [("open", .int(Int64(number)))])
+        }
+        let copyEnd = diverged.nextOffset
+        let copyEpoch = diverged.epochId(before: copyEnd)
+        try diverged.close()
+        let logbook = try Logbook.open(directory: directory.path)
+        for number in 0..<3 {
+            try await logbook.insertOrUpdate("window", fields: [("open", .int(Int64(number)))])
+        }
+        let ownEpoch = logbook.epochId(before: copyEnd)
+        try logbook.close()
+        #expect(ownEpoch != copyEpoch && logbook.nextOffset >= copyEnd)
+
+        try FileManager.default.removeItem(atPath: directory.appending("epochs"))
+        try FileManager.default.copyItem(
+            atPath: copy + "/epochs", toPath: directory.appending("epochs"))
+        let reopened = try Logbook.open(directory: directory.path)
+        defer { try? reopened.close() }
+        #expect(reopened.epochId(before: copyEnd) == copyEpoch, "the file is the copy's")
+        let error = #expect(throws: LogbookError.self) {
+            try reopened.checkPosition(copyEnd, epochId: copyEpoch)
+        }
+        #expect(error?.code == .diverged, "\(String(describing: error))")
     }
 
     /// The mark survives compaction, which drops superseded records: a snapshot still loads.

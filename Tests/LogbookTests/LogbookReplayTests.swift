@@ -89,11 +89,12 @@ import Testing
             written += try await logbook.insertOrUpdate(
                 "r\(number)", fields: [("a", .int(Int64(number))), ("b", "x")])
         }
+        // Offset 0 holds the open's epoch mark; change N is at offset N + 1.
         var read: [(UInt64, Change<String, String, Value>)] = []
-        try logbook.forEachChange(since: 50) { offset, change in read.append((offset, change)) }
+        try logbook.forEachChange(since: 51) { offset, change in read.append((offset, change)) }
         #expect(read.map(\.1) == Array(written[50...]))
-        #expect(read.first?.0 == 50)
-        var stream = try logbook.changes(since: 199)
+        #expect(read.first?.0 == 51)
+        var stream = try logbook.changes(since: 200)
         #expect(try stream.next()?.change == written[199])
         #expect(try stream.next() == nil)
         try logbook.close()

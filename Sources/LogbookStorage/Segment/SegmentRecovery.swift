@@ -143,14 +143,24 @@ enum SegmentRecovery {
             path: directory)
     }
 
+    /// `body` applied to the segment file starting at `base`, opened for reading.
+    private static func readingSegment<Result>(
+        _ base: UInt64, directory: String, fileSystem: any FileSystem,
+        _ body: (any StorageFile) throws(StorageError) -> Result
+    ) throws(StorageError) -> Result {
+        let file = try fileSystem.open(
+            directory + "/" + SegmentFileName.segment(baseOffset: base), mode: .read)
+        defer { try? file.close() }  // read-only: nothing to lose
+        return try body(file)
+    }
+
     /// The size of the segment file starting at `base`.
     private static func segmentSize(
         _ base: UInt64, directory: String, fileSystem: any FileSystem
     ) throws(StorageError) -> Int64? {
-        let file = try fileSystem.open(
-            directory + "/" + SegmentFileName.segment(baseOffset: base), mode: .read)
-        defer { try? file.close() }  // read-only: nothing to lose
-        return try file.size()
+        try readingSegment(base, directory: directory, fileSystem: fileSystem) {
+            (file) throws(StorageError) in try file.size()
+        }
     }
 
     /// The previous CRC the first batch of the segment at `base` names; nil when the
@@ -158,14 +168,20 @@ enum SegmentRecovery {
     private static func firstPreviousCRC(
         _ base: UInt64, directory: String, fileSystem: any FileSystem
     ) throws(StorageError) -> UInt32? {
-        let file = try fileSystem.open(
-            directory + "/" + SegmentFileName.segment(baseOffset: base), mode: .read)
-        defer { try? file.close() }  // read-only: nothing to lose
-        let bytes = try file.read(at: 0, count: BatchHeader.size)
+        try readingSegment(base, directory: directory, fileSystem: fileSystem) {
+            (file) throws(StorageError) in try header(in: file, at: 0)?.previousBatchCRC
+        }
+    }
+
+    /// The batch header at `position`, when one is there and parses.
+    private static func header(in file: any StorageFile, at position: Int64)
+        throws(StorageError) -> BatchHeader?
+    {
+        let bytes = try file.read(at: position, count: BatchHeader.size)
         guard bytes.count == BatchHeader.size,
             case .success(let header) = bytes.withUnsafeBytes({ BatchHeader.decode($0) })
         else { return nil }
-        return header.previousBatchCRC
+        return header
     }
 
     /// Loads a sealed segment's index, or rebuilds it from the batches (and saves it).
@@ -221,10 +237,7 @@ enum SegmentRecovery {
         throws(StorageError) -> Bool
     {
         guard index.lastBatchPosition >= 0 else { return index.segmentSize == 0 }
-        let bytes = try file.read(at: index.lastBatchPosition, count: BatchHeader.size)
-        guard bytes.count == BatchHeader.size,
-            case .success(let header) = bytes.withUnsafeBytes({ BatchHeader.decode($0) })
-        else { return false }
+        guard let header = try header(in: file, at: index.lastBatchPosition) else { return false }
         return header.batchCRC == index.lastBatchCRC
             && index.lastBatchPosition + Int64(header.totalSize) == index.segmentSize
             && header.nextOffset == index.nextOffset
