@@ -144,7 +144,7 @@ enum SegmentRecovery {
     }
 
     /// `body` applied to the segment file starting at `base`, opened for reading.
-    private static func readingSegment<Result>(
+    static func readingSegment<Result>(
         _ base: UInt64, directory: String, fileSystem: any FileSystem,
         _ body: (any StorageFile) throws(StorageError) -> Result
     ) throws(StorageError) -> Result {
@@ -161,27 +161,6 @@ enum SegmentRecovery {
         try readingSegment(base, directory: directory, fileSystem: fileSystem) {
             (file) throws(StorageError) in try file.size()
         }
-    }
-
-    /// The previous CRC the first batch of the segment at `base` names; nil when the
-    /// segment is empty or its first header does not parse (its own checks say why).
-    private static func firstPreviousCRC(
-        _ base: UInt64, directory: String, fileSystem: any FileSystem
-    ) throws(StorageError) -> UInt32? {
-        try readingSegment(base, directory: directory, fileSystem: fileSystem) {
-            (file) throws(StorageError) in try header(in: file, at: 0)?.previousBatchCRC
-        }
-    }
-
-    /// The batch header at `position`, when one is there and parses.
-    private static func header(in file: any StorageFile, at position: Int64)
-        throws(StorageError) -> BatchHeader?
-    {
-        let bytes = try file.read(at: position, count: BatchHeader.size)
-        guard bytes.count == BatchHeader.size,
-            case .success(let header) = bytes.withUnsafeBytes({ BatchHeader.decode($0) })
-        else { return nil }
-        return header
     }
 
     /// Loads a sealed segment's index, or rebuilds it from the batches (and saves it).
@@ -290,42 +269,6 @@ enum SegmentRecovery {
         return Log.ActiveSegment(
             file: file, index: index, lastBatchCRC: lastCRC, createdAtNanoseconds: createdAt,
             fileEnd: torn == nil ? size : index.segmentSize)
-    }
-
-    /// A first batch that is whole (its own CRC holds) but chains from another seed was
-    /// not torn: the segment is another log's, or was renamed from another base offset.
-    /// Cutting it as a torn tail would destroy it, and reading it would serve it.
-    private static func refuseForeignFirstBatch(
-        _ file: any StorageFile, torn: (position: Int64, reason: String, header: BatchHeader?),
-        seed: UInt32?, path: String
-    ) throws(StorageError) {
-        guard torn.position == 0, let seed, let header = torn.header,
-            header.previousBatchCRC != seed,
-            try isWholeBatch(file, at: 0, header: header)
-        else { return }
-        throw StorageError(
-            .corruption, foreignFirstBatch(header, seed: seed), path: path, byteOffset: 0,
-            logOffset: header.baseOffset)
-    }
-
-    /// Why a segment whose first batch chains from `header.previousBatchCRC`, not `seed`,
-    /// is refused.
-    private static func foreignFirstBatch(_ header: BatchHeader, seed: UInt32) -> String {
-        "the segment's first batch chains from 0x\(zeroPaddedHex(header.previousBatchCRC)), not "
-            + "from this log's seed 0x\(zeroPaddedHex(seed)) for this segment: it belongs to "
-            + "another log, or to another place in this one; move it out of the directory"
-    }
-
-    /// Whether the batch with `header` at `position` is all there and its CRC holds.
-    private static func isWholeBatch(
-        _ file: any StorageFile, at position: Int64, header: BatchHeader
-    ) throws(StorageError) -> Bool {
-        let bytes = try file.read(at: position, count: header.totalSize)
-        guard bytes.count == header.totalSize else { return false }
-        return bytes.withUnsafeBytes {
-            header.computeCRC(payload: UnsafeRawBufferPointer(rebasing: $0[BatchHeader.size...]))
-                == header.batchCRC
-        }
     }
 
     /// Whether every byte of the file from `start` to `end` is zero; reads 1 MiB at a time.
