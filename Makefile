@@ -3,7 +3,7 @@
 
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
-.PHONY: demo demo-hub test lint deps bench bench-hub benchmarks benchmark-thresholds fuzz docs install
+.PHONY: demo demo-hub test test-own-lz4 lint deps bench bench-hub benchmarks benchmark-thresholds fuzz docs install
 
 # The demo measures throughput, so it runs an optimized build.
 demo: deps
@@ -24,6 +24,14 @@ test: deps
 	swift build --product generate-manual $(SWIFT_FLAGS)
 	bash scripts/with-postgres.sh swift test --skip-build
 	LOGBOOK_NEMESIS=1 bash scripts/with-postgres.sh swift test --skip-build --filter NemesisTests
+
+# The whole suite once more on the project's own LZ4 codec (LOGBOOK_LZ4=swift; what Apple
+# platforms build, docs/compression.md) instead of liblz4. It rebuilds the Logbook targets
+# in .build, so CI runs it last; `make test` rebuilds them with liblz4 again.
+test-own-lz4: deps
+	LOGBOOK_LZ4=swift swift build --build-tests $(SWIFT_FLAGS)
+	LOGBOOK_LZ4=swift swift build --product generate-manual $(SWIFT_FLAGS)
+	LOGBOOK_LZ4=swift bash scripts/with-postgres.sh swift test --skip-build
 
 # Logbook next to SQLite and JSON in one run (tables; add --html report.html for charts).
 bench: deps

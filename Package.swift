@@ -10,6 +10,14 @@ let strictSettings: [SwiftSetting] = [
     .define("LOGBOOK_VERIFY", .when(configuration: .debug)),
 ]
 
+// LZ4 blocks: the system's liblz4 on Linux; this project's own codec on Apple platforms (an
+// app cannot ship Homebrew's liblz4) and wherever the package is built with LOGBOOK_LZ4=swift
+// (CI runs the whole suite once that way). The storage tests link liblz4 on Linux either way,
+// to compare the two.
+let buildsOwnLZ4 = Context.environment["LOGBOOK_LZ4"] == "swift"
+let systemLZ4: Target.Dependency = .target(name: "CLZ4", condition: .when(platforms: [.linux]))
+let storageSettings = strictSettings + (buildsOwnLZ4 ? [.define("LOGBOOK_SWIFT_LZ4")] : [])
+
 let package = Package(
     name: "Logbook",
     platforms: [.macOS(.v14)],
@@ -62,10 +70,10 @@ let package = Package(
         .target(
             name: "LogbookStorage",
             dependencies: [
-                "CLZ4", "CCRC32C", "CMemoryHints", "CThreadNames", "CWriteback",
+                "CCRC32C", "CMemoryHints", "CThreadNames", "CWriteback",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-            ],
-            swiftSettings: strictSettings),
+            ] + (buildsOwnLZ4 ? [] : [systemLZ4]),
+            swiftSettings: storageSettings),
         .target(
             name: "Logbook",
             dependencies: [
@@ -178,7 +186,8 @@ let package = Package(
             name: "CrashTests", dependencies: ["Logbook", "LogbookCRDT", "LogbookTesting"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "LogbookStorageTests", dependencies: ["LogbookStorage", "LogbookTesting"],
+            name: "LogbookStorageTests",
+            dependencies: ["LogbookStorage", "LogbookTesting", systemLZ4],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookShippingTests",

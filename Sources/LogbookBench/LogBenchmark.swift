@@ -25,10 +25,11 @@ struct LogBenchmark {
     /// How many times `run()` reports progress: the read figures' five steps (write the
     /// log, decode, open, write a snapshot, open from it), plus ten append steps (four
     /// durabilities, calls from the main actor, bulk merge, batched local writes, the local
-    /// writes alone, in-memory merge, state digest), compaction, the seal, four baselines,
+    /// writes alone, in-memory merge, state digest), compaction, the seal, the LZ4 codecs,
+    /// four baselines,
     /// JSON decoding, JSON encoding and the ceilings for the full suite. Keep in step with
     /// the `progress` calls.
-    var stepCount: Int { readOnly ? 5 : 24 }
+    var stepCount: Int { readOnly ? 5 : 25 }
 
     func run() async throws -> [BenchFigure] {
         try? FileManager.default.removeItem(atPath: directory)
@@ -47,6 +48,7 @@ struct LogBenchmark {
         if !readOnly {
             figures += try await compactionFigure()
             figures += try sealFigures()
+            figures += try lz4Figures()
             figures += try await baselineFigures(bulk)
             figures += try await jsonDecodingFigures(bulk)
             figures += try await jsonEncodingFigures(bulk)

@@ -12,7 +12,7 @@ struct BenchCommand: AsyncParsableCommand {
             Suites: `log` — the standard workload (docs/benchmarks.md) appended in each durability \
             mode (1 and N writers, with per-call latency percentiles), by bulk merge, replayed \
             (decode only and into the CRDT), compacted; a 64 MiB segment sealed (early write-back \
-            or none); SQLite (GRDB, WAL, batched) and crdt-lite-style JSON doing the same work in \
+            or none); the log's batches through liblz4 and the own LZ4 codec; SQLite (GRDB, WAL, batched) and crdt-lite-style JSON doing the same work in \
             this process; as ceilings LZ4 decompression, the disk's fdatasyncs and N tasks \
             suspended and resumed together (group commit). `replay` — only the read figures. `views` — a log of --changes (default 10 M) \
             over a generated home of --entities entities and ten years of drawbridge openings, \

@@ -258,15 +258,7 @@ import Testing
     }
 
     @Test func lz4CommandDecodesASegmentToTheRawRecords() throws {
-        guard
-            let lz4 = ["/usr/bin/lz4", "/usr/local/bin/lz4"].first(
-                where: FileManager.default.isExecutableFile)
-        else {
-            Issue.record(
-                "the lz4 command is not installed (apt-get install lz4); scripts/install-dependencies.sh installs it"
-            )
-            return
-        }
+        guard let lz4 = LZ4Command.located() else { return }
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let log = try Log.open(directory: directory.path, configuration: configuration(batch: 500))
@@ -278,16 +270,10 @@ import Testing
         let cursor = try log.makeCursor(from: 0)
         while try cursor.next() { expected += cursor.rawPayload }
         try log.close()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: lz4)
-        process.arguments = ["-dc", directory.appending(SegmentFileName.segment(baseOffset: 0))]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect([UInt8](output) == expected)
+        let (status, output) = try LZ4Command.run(
+            lz4, ["-dc", directory.appending(SegmentFileName.segment(baseOffset: 0))])
+        #expect(status == 0)
+        #expect(output == expected)
         #expect(String(decoding: output, as: UTF8.self).contains("record number 299 says hello"))
     }
 }

@@ -15,6 +15,7 @@ struct FuzzTarget: Sendable {
     static let all: [FuzzTarget] = [
         FuzzTarget(name: "batch", run: batch),
         FuzzTarget(name: "lz4-and-framing", run: lz4AndFraming),
+        FuzzTarget(name: "lz4-own-codec", run: lz4OwnCodec),
         FuzzTarget(name: "change-record", run: changeRecord),
         FuzzTarget(name: "crdt-lite-json", run: crdtLiteJSON),
         FuzzTarget(name: "goodies", run: goodies),

@@ -1,5 +1,3 @@
-import CLZ4
-
 /// Writes and reads the LZ4 frames that hold batch payloads, so a segment is a valid LZ4
 /// stream (`lz4 -dc segment.seg` prints the raw records).
 ///
@@ -23,8 +21,10 @@ public enum LZ4Frame {
     static let rawBlockFlag: UInt32 = 0x8000_0000
 
     /// Appends the frame for `raw` to `output`. Uses LZ4 HC at `hcLevel` when given.
+    /// `ownCodec`: see `LZ4Blocks`.
     public static func encode(
-        _ raw: UnsafeRawBufferPointer, into output: inout [UInt8], hcLevel: Int32? = nil
+        _ raw: UnsafeRawBufferPointer, into output: inout [UInt8], hcLevel: Int32? = nil,
+        ownCodec: Bool = LZ4Blocks.usesOwnCodec
     ) {
         precondition(raw.count <= Limits.batchRawSizeMax, "payload of \(raw.count) bytes")
         output.append(contentsOf: header)
@@ -33,29 +33,26 @@ public enum LZ4Frame {
             let length = min(Limits.lz4BlockSizeMax, raw.count - start)
             appendBlock(
                 UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)]), into: &output,
-                hcLevel: hcLevel)
+                hcLevel: hcLevel, ownCodec: ownCodec)
             start += length
         }
         output.append(contentsOf: endMark)
     }
 
     private static func appendBlock(
-        _ block: UnsafeRawBufferPointer, into output: inout [UInt8], hcLevel: Int32?
+        _ block: UnsafeRawBufferPointer, into output: inout [UInt8], hcLevel: Int32?,
+        ownCodec: Bool
     ) {
         let sizeFieldPosition = output.count
         output.append(contentsOf: [0, 0, 0, 0])
-        let bound = Int(LZ4_compressBound(Int32(block.count)))
+        let bound = LZ4Blocks.bound(block.count)
         let dataPosition = output.count
         output.append(contentsOf: Array(repeating: 0, count: bound))
-        let compressed = output.withUnsafeMutableBytes { buffer -> Int32 in
-            guard let source = block.baseAddress, let target = buffer.baseAddress else { return 0 }
-            let destination = (target + dataPosition).assumingMemoryBound(to: CChar.self)
-            let input = source.assumingMemoryBound(to: CChar.self)
-            if let hcLevel {
-                return LZ4_compress_HC(
-                    input, destination, Int32(block.count), Int32(bound), hcLevel)
-            }
-            return LZ4_compress_default(input, destination, Int32(block.count), Int32(bound))
+        let compressed = output.withUnsafeMutableBytes { buffer -> Int in
+            guard let target = buffer.baseAddress else { return 0 }
+            return LZ4Blocks.compress(
+                block, into: target + dataPosition, capacity: bound, hcLevel: hcLevel,
+                ownCodec: ownCodec)
         }
         var sizeField: UInt32
         if compressed > 0 && Int(compressed) < block.count {
@@ -77,7 +74,8 @@ public enum LZ4Frame {
     /// or decompresses to the wrong size, a missing end mark, trailing bytes, or a total that
     /// differs from `rawLength`. Never reads or writes out of bounds.
     public static func decode(
-        _ frame: UnsafeRawBufferPointer, rawLength: Int, into output: inout [UInt8]
+        _ frame: UnsafeRawBufferPointer, rawLength: Int, into output: inout [UInt8],
+        ownCodec: Bool = LZ4Blocks.usesOwnCodec
     ) -> DecodeFailure? {
         guard frame.count >= header.count + endMark.count,
             frame.prefix(header.count).elementsEqual(header)
@@ -110,11 +108,9 @@ public enum LZ4Frame {
                     destination.copyMemory(from: source + position, byteCount: blockLength)
                     return blockLength
                 }
-                return Int(
-                    LZ4_decompress_safe(
-                        (source + position).assumingMemoryBound(to: CChar.self),
-                        destination.assumingMemoryBound(to: CChar.self), Int32(blockLength),
-                        Int32(room)))
+                return LZ4Blocks.decompress(
+                    UnsafeRawBufferPointer(start: source + position, count: blockLength),
+                    into: destination, capacity: room, ownCodec: ownCodec) ?? -1
             }
             guard written > 0 else { return .corruptBlock }
             produced += written
