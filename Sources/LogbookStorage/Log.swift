@@ -141,18 +141,23 @@ public final class Log {
         guard epochs.holds(offset: offset, epochId: epochId, logEnd: min(end, nextOffset))
         else { return false }
         guard let marking = configuration.epochMarking, epochId != 0,
-            !markedEpochs.contains(epochId),
-            let epoch = epochs.epochs.first(where: { $0.id == epochId })
+            !markedEpochs.contains(epochId), let epoch = epochs.epoch(id: epochId)
         else { return true }
         guard (try? markFound(of: epoch, marking)) == true else { return false }
         markedEpochs.insert(epochId)
         return true
     }
 
-    /// Whether the record at `epoch`'s start is its mark.
+    /// Whether the record at `epoch`'s start is its mark. The start lies below the durable
+    /// offset the position was checked against, so what is flushed holds it: the check
+    /// writes nothing (`makeCursor` would write the pending batch).
     func markFound(of epoch: LogEpoch, _ marking: EpochMarking) throws(StorageError) -> Bool {
-        guard epoch.startOffset >= startOffset else { return false }
-        let cursor = try makeCursor(from: epoch.startOffset)
+        guard epoch.startOffset >= startOffset, epoch.startOffset < flushedOffset else {
+            return false
+        }
+        let cursor = LogCursor(
+            fileSystem: fileSystem, spans: spans(from: epoch.startOffset),
+            startOffset: epoch.startOffset, endOffset: flushedOffset)
         var found = false
         guard try cursor.next() else { return false }
         cursor.forEachRecord { offset, record in

@@ -151,8 +151,8 @@ private struct FrameReading {
     private mutating func readBlock(
         _ field: UInt32, at blockStart: Int, into output: inout [UInt8], from contentStart: Int
     ) -> LZ4FrameReader.Failure? {
-        let isRaw = field & 0x8000_0000 != 0
-        let length = Int(field & 0x7FFF_FFFF)
+        let isRaw = field & LZ4Frame.rawBlockFlag != 0
+        let length = Int(field & ~LZ4Frame.rawBlockFlag)
         guard length <= blockSizeMax else {
             return failure(
                 "a block of \(length) bytes exceeds the frame's \(blockSizeMax)", at: blockStart)

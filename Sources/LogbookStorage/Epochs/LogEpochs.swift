@@ -29,6 +29,11 @@ struct LogEpochs: Hashable, Sendable {
         epochs.last { $0.startOffset <= offset }?.id ?? 0
     }
 
+    /// The kept epoch with this id.
+    func epoch(id: UInt64) -> LogEpoch? {
+        epochs.first { $0.id == id }
+    }
+
     /// True when the record at `offset` (below `logEnd`) was written in epoch `id` here.
     /// Epoch 0 stands for the records before the first kept epoch.
     func holds(offset: UInt64, epochId id: UInt64, logEnd: UInt64) -> Bool {

@@ -36,13 +36,14 @@ extension SegmentSwap {
         var lastCRC: UInt32 = 0
         // A swap in a log whose manifest does not say where seeding starts was written by
         // a build from before seeding: its chain starts at 0.
-        let chain = manifest?.chain
-        let index = try SegmentRecovery.scan(
-            file, base: range.lowerBound, size: size,
-            firstPreviousCRC: chain.map {
-                $0.expectedFirstPreviousCRC(ofSegmentAt: range.lowerBound)
+        let firstPreviousCRC: UInt32? =
+            if let chain = manifest?.chain {
+                chain.expectedFirstPreviousCRC(ofSegmentAt: range.lowerBound)
+            } else {
+                0
             }
-                ?? 0,
+        let index = try SegmentRecovery.scan(
+            file, base: range.lowerBound, size: size, firstPreviousCRC: firstPreviousCRC,
             configuration: configuration
         ) { position, reason, _ in
             invalid = "byte \(position): \(reason)"

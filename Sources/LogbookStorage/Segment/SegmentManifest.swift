@@ -50,9 +50,15 @@ struct SegmentManifest: Hashable, Sendable {
     /// Nil in a version 1 manifest.
     var identity: LogIdentity?
     var history: LogHistory?
+    /// The `chain` line: where segments start chaining from their seed, and from where their
+    /// first batch is checked (`SegmentChain`).
+    struct Seeding: Hashable, Sendable {
+        var seededFrom: UInt64
+        var checkedFrom: UInt64
+    }
+
     /// Nil in a manifest written before seeding.
-    var chainSeededFrom: UInt64?
-    var chainCheckedFrom: UInt64 = 0
+    var seeding: Seeding?
     var sealed: [Sealed]
     var activeBaseOffset: UInt64
     var pendingSwap: PendingSwap?
@@ -64,8 +70,7 @@ struct SegmentManifest: Hashable, Sendable {
     ) {
         self.identity = chain.identity
         self.history = history
-        self.chainSeededFrom = chain.seededFrom
-        self.chainCheckedFrom = chain.checkedFrom
+        self.seeding = Seeding(seededFrom: chain.seededFrom, checkedFrom: chain.checkedFrom)
         self.sealed = sealed.map {
             Sealed(
                 baseOffset: $0.baseOffset, sizeBytes: $0.segmentSize, lastBatchCRC: $0.lastBatchCRC)
@@ -75,12 +80,12 @@ struct SegmentManifest: Hashable, Sendable {
     }
 
     init(
-        identity: LogIdentity?, history: LogHistory?, chainSeededFrom: UInt64?, sealed: [Sealed],
+        identity: LogIdentity?, history: LogHistory?, seeding: Seeding?, sealed: [Sealed],
         activeBaseOffset: UInt64, pendingSwap: PendingSwap?
     ) {
         self.identity = identity
         self.history = history
-        self.chainSeededFrom = chainSeededFrom
+        self.seeding = seeding
         self.sealed = sealed
         self.activeBaseOffset = activeBaseOffset
         self.pendingSwap = pendingSwap
@@ -89,9 +94,9 @@ struct SegmentManifest: Hashable, Sendable {
     /// Where the log's segments chain from; nil when the manifest does not say (written
     /// before seeding, or version 1).
     var chain: SegmentChain? {
-        guard let identity, let chainSeededFrom else { return nil }
+        guard let identity, let seeding else { return nil }
         return SegmentChain(
-            identity: identity, seededFrom: chainSeededFrom, checkedFrom: chainCheckedFrom)
+            identity: identity, seededFrom: seeding.seededFrom, checkedFrom: seeding.checkedFrom)
     }
 
     // MARK: Reading and writing
@@ -128,7 +133,7 @@ struct SegmentManifest: Hashable, Sendable {
             lines.append("log \(identity.hex)")
             lines.append("history \(history.id) \(history.startOffset)")
         }
-        if let chainSeededFrom { lines.append("chain \(chainSeededFrom) \(chainCheckedFrom)") }
+        if let seeding { lines.append("chain \(seeding.seededFrom) \(seeding.checkedFrom)") }
         for segment in sealed {
             precondition(segment.lastBatchCRC != nil, "a sealed segment written without its CRC")
             lines.append(
@@ -159,7 +164,7 @@ struct SegmentManifest: Hashable, Sendable {
     > {
         var identity: LogIdentity?
         var history: LogHistory?
-        var chain: (seededFrom: UInt64, checkedFrom: UInt64)?
+        var seeding: Seeding?
         var sealed: [Sealed] = []
         var active: UInt64?
         var swap: PendingSwap?
@@ -184,7 +189,7 @@ struct SegmentManifest: Hashable, Sendable {
             let values = numbers.compactMap { $0 }
             switch (fields.first, values.count) {
             case ("chain", 2) where version == 2 && number == 4 && values[1] <= values[0]:
-                chain = (values[0], values[1])
+                seeding = Seeding(seededFrom: values[0], checkedFrom: values[1])
             case ("sealed", version == 1 ? 2 : 3) where active == nil:
                 let crc = version == 1 ? nil : UInt32(exactly: values[2])
                 guard let size = Int64(exactly: values[1]), version == 1 || crc != nil,
@@ -211,10 +216,9 @@ struct SegmentManifest: Hashable, Sendable {
         guard version == 1 || (identity != nil && history != nil) else {
             return .failure(.init("manifest names no log and history"))
         }
-        var manifest = Self(
-            identity: identity, history: history, chainSeededFrom: chain?.seededFrom,
-            sealed: sealed, activeBaseOffset: active, pendingSwap: swap)
-        manifest.chainCheckedFrom = chain?.checkedFrom ?? 0
-        return .success(manifest)
+        return .success(
+            Self(
+                identity: identity, history: history, seeding: seeding, sealed: sealed,
+                activeBaseOffset: active, pendingSwap: swap))
     }
 }

@@ -117,7 +117,7 @@ enum SegmentRecovery {
                 report.manifestActions.append(
                     "wrote \(SegmentManifest.fileName) in version 2 (the log's identity, its "
                         + "history and each sealed segment's last batch CRC)")
-            } else if checked?.chainSeededFrom == nil {
+            } else if checked?.seeding == nil {
                 report.manifestActions.append(
                     "recorded in \(SegmentManifest.fileName) that segments from offset "
                         + "\(chain.seededFrom) on chain from the log's seed")
