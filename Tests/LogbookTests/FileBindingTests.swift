@@ -96,17 +96,33 @@ import Testing
         #expect(reopened.getRecord("lamp")?.field("on") == .bool(true))
     }
 
-    /// A log of one write at `directory`, closed and copied into `copyParent`; the copy's
-    /// path.
-    private func copiedLog(at directory: TemporaryDirectory, into copyParent: TemporaryDirectory)
-        async throws -> String
-    {
-        let original = try Logbook.open(directory: directory.path, nodeId: 1)
-        try await original.insertOrUpdate("lamp", fields: [("on", true)])
-        try original.close()
-        let copy = copyParent.appending("node")
-        try FileManager.default.copyItem(atPath: directory.path, toPath: copy)
-        return copy
+    /// A log of one write, closed, and a copy of its directory beside it, for the two to be
+    /// written on apart.
+    private struct CopiedLog {
+        let directory = TemporaryDirectory()
+        let copyParent = TemporaryDirectory("copy")
+        var copy: String { copyParent.appending("node") }
+
+        init() async throws {
+            let original = try Logbook.open(directory: directory.path, nodeId: 1)
+            try await original.insertOrUpdate("lamp", fields: [("on", true)])
+            try original.close()
+            try FileManager.default.copyItem(atPath: directory.path, toPath: copy)
+        }
+
+        /// Puts the copy's files `names` in place of the log's own.
+        func takeFromCopy(_ names: [String]) throws {
+            for name in names {
+                try? FileManager.default.removeItem(atPath: directory.appending(name))
+                try FileManager.default.copyItem(
+                    atPath: copy + "/" + name, toPath: directory.appending(name))
+            }
+        }
+
+        func remove() {
+            directory.remove()
+            copyParent.remove()
+        }
     }
 
     /// A copy of the directory written on apart (a backup restored beside the original,
@@ -115,13 +131,9 @@ import Testing
     /// loaded and `get` read the copy's values; now the record before the snapshot's
     /// offset is not its mark, and the log is replayed.
     @Test func aSnapshotAndEpochsFromADivergedCopyAreSetAside() async throws {
-        let directory = TemporaryDirectory()
-        let copyParent = TemporaryDirectory("copy")
-        defer {
-            directory.remove()
-            copyParent.remove()
-        }
-        let copy = try await copiedLog(at: directory, into: copyParent)
+        let log = try await CopiedLog()
+        defer { log.remove() }
+        let (directory, copy) = (log.directory, log.copy)
 
         let diverged = try Logbook.open(directory: copy)
         try await diverged.insertOrUpdate("door", fields: [("open", false)])
@@ -138,11 +150,7 @@ import Testing
         let digest = own.stateDigest()
         try own.close()
 
-        for name in [snapshot.file, "epochs"] {
-            try? FileManager.default.removeItem(atPath: directory.appending(name))
-            try FileManager.default.copyItem(
-                atPath: copy + "/" + name, toPath: directory.appending(name))
-        }
+        try log.takeFromCopy([snapshot.file, "epochs"])
         let reopened = try Logbook.open(directory: directory.path)
         defer { try? reopened.close() }
         #expect(reopened.snapshotLoad.file == nil)
@@ -162,13 +170,9 @@ import Testing
     /// the copy held a position this log holds too, and was served on from there. Each
     /// epoch's first record is its mark: the copy's epoch has none here.
     @Test func anEpochsFileFromADivergedCopyHoldsNoPositionInIt() async throws {
-        let directory = TemporaryDirectory()
-        let copyParent = TemporaryDirectory("copy")
-        defer {
-            directory.remove()
-            copyParent.remove()
-        }
-        let copy = try await copiedLog(at: directory, into: copyParent)
+        let log = try await CopiedLog()
+        defer { log.remove() }
+        let (directory, copy) = (log.directory, log.copy)
         let diverged = try Logbook.open(directory: copy)
         for number in 0..<3 {
             try await diverged.insertOrUpdate("door", fields: [("open", .int(Int64(number)))])
@@ -184,9 +188,7 @@ import Testing
         try logbook.close()
         #expect(ownEpoch != copyEpoch && logbook.nextOffset >= copyEnd)
 
-        try FileManager.default.removeItem(atPath: directory.appending("epochs"))
-        try FileManager.default.copyItem(
-            atPath: copy + "/epochs", toPath: directory.appending("epochs"))
+        try log.takeFromCopy(["epochs"])
         let reopened = try Logbook.open(directory: directory.path)
         defer { try? reopened.close() }
         #expect(reopened.epochId(before: copyEnd) == copyEpoch, "the file is the copy's")
