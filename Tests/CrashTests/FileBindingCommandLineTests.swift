@@ -16,6 +16,15 @@ import Testing
         }
     }
 
+    /// Two logs of node 1 with two records each: one to damage, one to take files from.
+    private func initTwoLogs(_ first: String, _ second: String) async throws {
+        for directory in [first, second] {
+            #expect(
+                try await LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
+            try await put(directory, count: 2)
+        }
+    }
+
     @Test func aLogWithoutItsMetadataIsNotAdoptedByInit() async throws {
         guard LogbookExecutable.built() != nil else { return }
         let directory = CommandLineTests.scratch()
@@ -38,11 +47,7 @@ import Testing
             try? FileManager.default.removeItem(atPath: first)
             try? FileManager.default.removeItem(atPath: second)
         }
-        for directory in [first, second] {
-            #expect(
-                try await LogbookExecutable.run(["init", directory, "--node", "1"]).status == 0)
-            try await put(directory, count: 2)
-        }
+        try await initTwoLogs(first, second)
         #expect(try await LogbookExecutable.run(["snapshot", second]).status == 0)
         let snapshots = try FileManager.default.contentsOfDirectory(atPath: second)
             .filter { $0.hasSuffix(".replica") }
@@ -62,11 +67,7 @@ import Testing
             try? FileManager.default.removeItem(atPath: first)
             try? FileManager.default.removeItem(atPath: second)
         }
-        for (directory, node) in [(first, "1"), (second, "1")] {
-            #expect(
-                try await LogbookExecutable.run(["init", directory, "--node", node]).status == 0)
-            try await put(directory, count: 2)
-        }
+        try await initTwoLogs(first, second)
         // Another log's segments and manifest, under this directory's logbook.json.
         for name in try FileManager.default.contentsOfDirectory(atPath: second)
         where name.hasSuffix(".seg") || name == "segments.manifest" {
@@ -89,5 +90,30 @@ import Testing
             #expect(run.status == 4, "\(command[0]): \(run.standardError)")
             #expect(run.standardError.contains("node 0"), "\(run.standardError)")
         }
+    }
+
+    /// Another log's active segment alone, under this log's name: every command refuses it,
+    /// the writing ones too, and the file stays as it was (it is not cut as a torn tail).
+    @Test func anotherLogsActiveSegmentIsRefusedByEveryCommandAndKept() async throws {
+        guard LogbookExecutable.built() != nil else { return }
+        let (first, second) = (CommandLineTests.scratch(), CommandLineTests.scratch())
+        defer {
+            try? FileManager.default.removeItem(atPath: first)
+            try? FileManager.default.removeItem(atPath: second)
+        }
+        try await initTwoLogs(first, second)
+        let active = "/00000000000000000000.seg"
+        try FileManager.default.removeItem(atPath: first + active)
+        try FileManager.default.copyItem(atPath: second + active, toPath: first + active)
+        let copied = FileManager.default.contents(atPath: first + active)
+        for command in [
+            ["verify", first], ["get", first, "entity/e0"], ["export", first],
+            ["put", first, "entity/e9", "name=more"],
+        ] {
+            let run = try await LogbookExecutable.run(command)
+            #expect(run.status == 3, "\(command[0]): \(run.standardError)")
+            #expect(run.standardError.contains("belongs to another log"), "\(run.standardError)")
+        }
+        #expect(FileManager.default.contents(atPath: first + active) == copied)
     }
 }
