@@ -20,7 +20,11 @@ let storageSettings = strictSettings + (buildsOwnLZ4 ? [.define("LOGBOOK_SWIFT_L
 
 let package = Package(
     name: "Logbook",
-    platforms: [.macOS(.v14)],
+    // The Swift 6 runtime sets every Apple floor: typed throws (`throws(StorageError)`) in a
+    // function type that needs type metadata (a stored closure such as `LogCursor.replan`,
+    // a generic argument) runs only there (docs/decisions/0017-platform-floors.md). It also
+    // covers ContinuousClock and Duration (macOS 13, iOS 16). iPadOS builds as iOS.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "LogbookCRDT", targets: ["LogbookCRDT"]),
         .library(name: "LogbookStorage", targets: ["LogbookStorage"]),

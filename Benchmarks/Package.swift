@@ -8,7 +8,7 @@ import PackageDescription
 
 let package = Package(
     name: "LogbookBenchmarks",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Logbook", path: ".."),
         .package(

@@ -7,7 +7,7 @@ import PackageDescription
 
 let package = Package(
     name: "LogbookFuzz",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [.package(name: "Logbook", path: "..")],
     targets: [
         .executableTarget(

@@ -18,7 +18,7 @@ struct NodeMetadata: Codable, Equatable {
     var nodeId: NodeId
     /// The segment size every open of this directory uses, when `logbook init
     /// --segment-size` (`LogbookOptions.recordsSegmentSize`) recorded one.
-    var segmentSizeMax: Int? = nil
+    var segmentSizeMax: Int64? = nil
     /// The log's identity, 32 hex digits (nil in a file written before identities).
     var logId: String? = nil
     /// True once a peer ledger (`peers.json`) was written for this directory: tombstone GC

@@ -13,7 +13,7 @@ extension LogBenchmark {
         let later = bulk.prefix(10_000).map { change in
             var newer = change
             newer.colVersion = change.colVersion &+ 1
-            newer.dbVersion = change.dbVersion &+ 1 << 32
+            newer.dbVersion = change.dbVersion &+ UInt64(1) << 32
             return newer
         }
         func merged() -> ReplicaState {

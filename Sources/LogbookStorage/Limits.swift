@@ -16,10 +16,11 @@ public enum Limits {
         batchRawSizeMax + (batchRawSizeMax / lz4BlockSizeMax + 1) * (4 + lz4BlockSizeMax / 255 + 16)
         + 64
     /// The smallest segment size a log may be configured with.
-    public static let segmentSizeMin = 4 * 1024
+    public static let segmentSizeMin: Int64 = 4 * 1024
     /// The largest segment size a log may be configured with (offsets inside are Int64, but
-    /// the index stores 32-bit positions).
-    public static let segmentSizeMax = 1 << 31
+    /// the index stores 32-bit positions). Int64 on every platform: 2 GiB is past a 32-bit
+    /// `Int` (watchOS's arm64_32).
+    public static let segmentSizeMax: Int64 = 1 << 31
     /// Every segment size a log may be configured with, recorded with, or asked for.
     public static let segmentSizes = segmentSizeMin...segmentSizeMax
     /// The most zeros a log may be configured to write ahead of its active segment's end.

@@ -159,7 +159,7 @@ extension Log {
             return
         }
         let start = max(end, active.fileEnd)
-        let stop = min(end + ahead, max(end, Int64(configuration.segmentSizeMax)))
+        let stop = min(end + ahead, max(end, configuration.segmentSizeMax))
         guard stop > start else { return }
         do throws(StorageError) {
             try active.file.write([UInt8](repeating: 0, count: Int(stop - start)), at: start)
@@ -239,7 +239,7 @@ extension Log {
 
     private func shouldRoll(adding batchSize: Int) -> Bool {
         guard active.size > 0 else { return false }
-        if active.size + Int64(batchSize) > Int64(configuration.segmentSizeMax) { return true }
+        if active.size + Int64(batchSize) > configuration.segmentSizeMax { return true }
         if let ageMax = configuration.segmentAgeMaxNanoseconds, let clock,
             clock.nowNanoseconds() &- active.createdAtNanoseconds >= ageMax
         {

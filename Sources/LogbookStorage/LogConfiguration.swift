@@ -1,7 +1,7 @@
 /// Tunables of a log. Defaults suit a local-first store on an SSD.
 public struct LogConfiguration: Sendable {
     /// Roll the active segment once it reaches this many bytes. Default 64 MiB.
-    public var segmentSizeMax: Int = 64 * 1024 * 1024
+    public var segmentSizeMax: Int64 = 64 * 1024 * 1024
     /// Roll the active segment once it is this old, in nanoseconds of the log's clock; nil
     /// never rolls by age. Default nil.
     public var segmentAgeMaxNanoseconds: UInt64? = nil
@@ -69,7 +69,7 @@ public struct LogConfiguration: Sendable {
                 )
             }
         }
-        guard (0...Limits.segmentSizeMax).contains(writebackAfterBytes) else {
+        guard (0...Limits.segmentSizeMax).contains(Int64(writebackAfterBytes)) else {
             throw StorageError(
                 .invalidArgument,
                 "writebackAfterBytes \(writebackAfterBytes) outside 0...\(Limits.segmentSizeMax)")

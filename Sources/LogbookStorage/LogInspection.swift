@@ -66,7 +66,7 @@ extension Log {
                     break walk
                 case .batch(let header, _):
                     summary.batchCount += 1
-                    summary.recordCount += Int(header.recordCount)
+                    summary.recordCount += Int(truncatingIfNeeded: header.recordCount)
                     summary.rawBytes += Int64(header.rawLength)
                     summary.storedBytes += Int64(header.storedLength)
                     summary.sizeBytes += Int64(header.totalSize)

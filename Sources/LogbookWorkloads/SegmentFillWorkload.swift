@@ -27,7 +27,7 @@ public struct SegmentFillWorkload: Sendable {
 
     /// How many records one segment takes: a record's batch header, framing and LZ4's
     /// expansion of random bytes stay well under a tenth of it, so they all fit.
-    public static let recordCount = segmentBytes / (recordBytes + recordBytes / 10)
+    public static let recordCount = Int(segmentBytes) / (recordBytes + recordBytes / 10)
 
     /// A new log in `directory` (whatever was there removed) holding `recordCount` records
     /// in its one segment, flushed, not synced, still open: the caller seals and closes it.

@@ -28,7 +28,7 @@ struct InitCommand: ParsableCommand {
         if let segmentSize { _ = try Self.bytes(segmentSize) }
     }
 
-    private static func bytes(_ text: String) throws -> Int {
+    private static func bytes(_ text: String) throws -> Int64 {
         do { return try SegmentSize.bytes(text) } catch {
             throw ValidationError("--segment-size: \(error.message)")
         }

@@ -7,7 +7,8 @@ import Testing
 // flush, one record, batch and segment boundaries, records bigger than a batch and bigger
 // than an LZ4 block, across reopen.
 @Suite struct LogRoundTripTests {
-    private func configuration(segmentSize: Int = 64 * 1024, batch: Int = 1024) -> LogConfiguration
+    private func configuration(segmentSize: Int64 = 64 * 1024, batch: Int = 1024)
+        -> LogConfiguration
     {
         var configuration = LogConfiguration()
         configuration.segmentSizeMax = segmentSize

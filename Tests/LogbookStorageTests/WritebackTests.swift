@@ -10,7 +10,7 @@ import Testing
 @Suite struct WritebackTests {
     private let firstSegment = "/log/" + "00000000000000000000.seg"
 
-    private func settings(writebackAfter: Int, segmentSize: Int = 1 << 20) -> LogConfiguration {
+    private func settings(writebackAfter: Int, segmentSize: Int64 = 1 << 20) -> LogConfiguration {
         var configuration = LogConfiguration()
         configuration.segmentSizeMax = segmentSize
         configuration.batchSizeTarget = 1024
@@ -19,7 +19,7 @@ import Testing
     }
 
     /// A new log in "/log" on a simulated file system of its own.
-    private func freshLog(writebackAfter: Int, segmentSize: Int = 1 << 20) throws -> (
+    private func freshLog(writebackAfter: Int, segmentSize: Int64 = 1 << 20) throws -> (
         SimulatedFileSystem, Log
     ) {
         let fileSystem = SimulatedFileSystem()
@@ -138,7 +138,7 @@ import Testing
         #expect(fileSystem.writebackRequests.isEmpty)
     }
 
-    @Test(arguments: [-1, Limits.segmentSizeMax + 1])
+    @Test(arguments: [-1, Int(Limits.segmentSizeMax) + 1])
     func aSettingOutsideItsRangeIsRefusedByName(_ bytes: Int) throws {
         var configuration = LogConfiguration()
         configuration.writebackAfterBytes = bytes

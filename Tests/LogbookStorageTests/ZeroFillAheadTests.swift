@@ -10,7 +10,7 @@ import Testing
 @Suite struct ZeroFillAheadTests {
     private let activePath = "/log/" + "00000000000000000000.seg"
 
-    private func settings(zeroFillAhead: Int?, segmentSize: Int = 1 << 20) -> LogConfiguration {
+    private func settings(zeroFillAhead: Int?, segmentSize: Int64 = 1 << 20) -> LogConfiguration {
         var configuration = LogConfiguration()
         configuration.segmentSizeMax = segmentSize
         configuration.batchSizeTarget = 1024

@@ -6,7 +6,7 @@ import Testing
 // The log's settings reach `Log` through `LogbookOptions.log`; the engine's open refuses
 // one out of range by name before it touches the directory, as `Log.open` does.
 @Suite struct LogOptionsRefusedTests {
-    @Test(arguments: [-1, Limits.segmentSizeMax + 1])
+    @Test(arguments: [-1, Int(Limits.segmentSizeMax) + 1])
     func anOutOfRangeWritebackSettingIsRefusedByName(_ bytes: Int) throws {
         let fileSystem = SimulatedFileSystem()
         var options = LogbookOptions()

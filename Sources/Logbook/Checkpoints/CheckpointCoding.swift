@@ -71,7 +71,7 @@ public struct CheckpointReader {
         guard count <= UInt64(bytes.count - position) else {
             throw Malformed(position: start, expected: "a count within the remaining bytes")
         }
-        return Int(count)
+        return Int(truncatingIfNeeded: count)
     }
 
     /// A string written by `write(_: String)`.

@@ -71,7 +71,11 @@ struct ViewCheckpointFile {
         do {
             let file = try fileSystem.open(path, mode: .read)
             defer { try? file.close() }
-            let bytes = try file.read(at: 0, count: Int(try file.size()))
+            let size = try file.size()
+            guard let count = Int(exactly: size) else {
+                return .failure(.init("\(size) bytes do not fit this platform's memory"))
+            }
+            let bytes = try file.read(at: 0, count: count)
             return decode(bytes)
         } catch {
             return .failure(.init("unreadable: \(error)"))

@@ -345,8 +345,9 @@ extension ChangeRecordCodec {
         @inline(__always)
         mutating func slice() -> UnsafeRawBufferPointer? {
             guard let length = varint(), length <= UInt64(count - position) else { return nil }
-            defer { position += Int(length) }
-            return UnsafeRawBufferPointer(start: base + position, count: Int(length))
+            defer { position += Int(truncatingIfNeeded: length) }
+            return UnsafeRawBufferPointer(
+                start: base + position, count: Int(truncatingIfNeeded: length))
         }
     }
 }

@@ -106,7 +106,7 @@ public enum ValueCodec {
         else {
             return nil
         }
-        let end = position + Int(length)
+        let end = position + Int(truncatingIfNeeded: length)
         defer { position = end }
         return UnsafeRawBufferPointer(rebasing: bytes[position..<end])
     }
@@ -180,8 +180,8 @@ public enum ValueCodec {
             else {
                 return nil
             }
-            let data = [UInt8](bytes[position..<(position + Int(count))])
-            position += Int(count)
+            let data = [UInt8](bytes[position..<(position + Int(truncatingIfNeeded: count))])
+            position += Int(truncatingIfNeeded: count)
             return .bytes(data)
         case .array:
             guard let count = Varint.read(bytes, at: &position),
@@ -190,7 +190,7 @@ public enum ValueCodec {
                 return nil
             }
             var elements: [Value] = []
-            elements.reserveCapacity(Int(count))
+            elements.reserveCapacity(Int(truncatingIfNeeded: count))
             for _ in 0..<count {
                 guard let element = read(bytes, at: &position, depth: depth + 1) else { return nil }
                 elements.append(element)
@@ -203,7 +203,7 @@ public enum ValueCodec {
                 return nil
             }
             var members: [String: Value] = [:]
-            members.reserveCapacity(Int(count))
+            members.reserveCapacity(Int(truncatingIfNeeded: count))
             var previousKey: String?
             for _ in 0..<count {
                 guard let key = readString(bytes, at: &position),

@@ -157,7 +157,7 @@ enum Compactor {
             report.recordsBefore == 0
             ? 0 : Double(report.recordsBefore - report.recordsAfter) / Double(report.recordsBefore)
         let merged = mergeSmallNeighbours(
-            plans, segmentSizeMax: Int64(configuration.segmentSizeMax))
+            plans, segmentSizeMax: configuration.segmentSizeMax)
         report.segmentsAfter = merged.count
         if report.recordsBefore == report.recordsAfter && merged.count == report.segmentsBefore {
             report.skippedBecause = "nothing to drop and nothing to merge"

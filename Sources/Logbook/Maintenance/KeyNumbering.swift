@@ -51,8 +51,9 @@ struct KeyNumbering {
         fileprivate var slot: Int
     }
 
-    /// Numbers fit 31 bits; the 32nd is the mark.
-    static let numberLimit = 1 << 31 - 1
+    /// Numbers fit 31 bits; the 32nd is the mark. Written from `Int32.max` so that a 32-bit
+    /// `Int` holds it too.
+    static let numberLimit = Int(Int32.max)
     private static let markBit: UInt64 = 1 << 31
 
     /// The number of `bytes`.

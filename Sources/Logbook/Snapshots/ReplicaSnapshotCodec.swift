@@ -130,7 +130,7 @@ enum ReplicaSnapshotCodec {
                 throw failure(reason)
             }
             var changes: [Change<String, String, Value>] = []
-            changes.reserveCapacity(Int(batch.recordCount))
+            changes.reserveCapacity(Int(truncatingIfNeeded: batch.recordCount))
             var recordFailure: String?
             let framing = raw.withUnsafeBytes { payload in
                 BatchDecoder.forEachRecord(payload) { _, record in

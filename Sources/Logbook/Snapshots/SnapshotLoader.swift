@@ -44,7 +44,8 @@ enum SnapshotLoader {
                 return .failure(.init("\(size) bytes: shorter than a snapshot header"))
             }
             let headerBytes = try file.read(
-                at: 0, count: Int(min(size, Int64(ReplicaSnapshotFile.headerSize))))
+                at: 0,
+                count: Int(truncatingIfNeeded: min(size, Int64(ReplicaSnapshotFile.headerSize))))
             let header = try headerBytes.withUnsafeBytes {
                 try ReplicaSnapshotFile.decodeHeader($0).get()
             }
@@ -55,7 +56,10 @@ enum SnapshotLoader {
             if let rejection = header.bodyLengthRejection(byteCount: bodySize) {
                 return .failure(rejection)
             }
-            let bytes = try file.read(at: 0, count: Int(size))
+            guard let count = Int(exactly: size) else {
+                return .failure(.init("\(size) bytes do not fit this platform's memory"))
+            }
+            let bytes = try file.read(at: 0, count: count)
             return ReplicaSnapshotCodec.decode(bytes, nodeId: nodeId)
         } catch let rejection as CheckpointRejection {
             return .failure(rejection)

@@ -6,7 +6,7 @@ public enum BatchDecoder {
     public static func unpack(
         header: BatchHeader, storedPayload: UnsafeRawBufferPointer, into raw: inout [UInt8]
     ) -> String? {
-        guard storedPayload.count == Int(header.storedLength) else {
+        guard storedPayload.count == Int(truncatingIfNeeded: header.storedLength) else {
             return "stored payload is cut short"
         }
         guard header.computeCRC(payload: storedPayload) == header.batchCRC else {
@@ -14,7 +14,7 @@ public enum BatchDecoder {
         }
         raw.removeAll(keepingCapacity: true)
         if let failure = LZ4Frame.decode(
-            storedPayload, rawLength: Int(header.rawLength), into: &raw)
+            storedPayload, rawLength: Int(truncatingIfNeeded: header.rawLength), into: &raw)
         {
             return failure.rawValue
         }
@@ -29,7 +29,9 @@ public enum BatchDecoder {
             }
         }
         if let framingError { return framingError }
-        guard count == Int(header.recordCount) else { return "record count differs from header" }
+        guard count == Int(truncatingIfNeeded: header.recordCount) else {
+            return "record count differs from header"
+        }
         guard lastDelta == UInt64(header.lastOffsetDelta) else {
             return "last offset differs from header"
         }
@@ -50,7 +52,7 @@ public enum BatchDecoder {
             guard length <= UInt64(payload.count - position) else {
                 return "record runs past the payload"
             }
-            let end = position + Int(length)
+            let end = position + Int(truncatingIfNeeded: length)
             if !body(delta, UnsafeRawBufferPointer(rebasing: payload[position..<end])) {
                 return nil
             }

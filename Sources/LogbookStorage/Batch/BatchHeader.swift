@@ -50,7 +50,7 @@ public struct BatchHeader: Hashable, Sendable {
     /// The offset after the batch's last record.
     public var nextOffset: UInt64 { baseOffset + UInt64(lastOffsetDelta) + 1 }
     /// Header plus stored payload.
-    public var totalSize: Int { Self.size + Int(storedLength) }
+    public var totalSize: Int { Self.size + Int(truncatingIfNeeded: storedLength) }
 
     /// The 64 header bytes.
     public func encoded() -> [UInt8] {

@@ -29,7 +29,7 @@ enum LZ4BlockDecoder {
             inputPosition += 1
             guard
                 let literalLength = length(
-                    Int(token >> 4), input, at: &inputPosition, end: inputEnd),
+                    Int(truncatingIfNeeded: token >> 4), input, at: &inputPosition, end: inputEnd),
                 literalLength <= inputEnd - inputPosition,
                 literalLength <= outputEnd - outputPosition
             else { return nil }
@@ -45,12 +45,15 @@ enum LZ4BlockDecoder {
             outputPosition += literalLength
             if inputPosition == inputEnd { return outputPosition - start }
             guard inputEnd - inputPosition >= 2 else { return nil }
-            let offset =
-                Int(input.load(fromByteOffset: inputPosition, as: UInt8.self))
-                | Int(input.load(fromByteOffset: inputPosition + 1, as: UInt8.self)) << 8
+            // The match offset: two bytes, little-endian.
+            let offset = Int(
+                truncatingIfNeeded: UInt16(
+                    littleEndian: input.loadUnaligned(
+                        fromByteOffset: inputPosition, as: UInt16.self)))
             inputPosition += 2
             guard offset > 0, offset <= outputPosition - historyStart,
-                let extra = length(Int(token & 15), input, at: &inputPosition, end: inputEnd),
+                let extra = length(
+                    Int(truncatingIfNeeded: token & 15), input, at: &inputPosition, end: inputEnd),
                 extra + 4 <= outputEnd - outputPosition
             else { return nil }
             let matchLength = extra + 4
@@ -97,7 +100,7 @@ enum LZ4BlockDecoder {
             guard position < end else { return nil }
             let byte = input.load(fromByteOffset: position, as: UInt8.self)
             position += 1
-            total += Int(byte)
+            total += Int(truncatingIfNeeded: byte)
             if byte != 255 { return total }
         }
     }

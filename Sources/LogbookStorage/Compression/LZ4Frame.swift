@@ -55,8 +55,8 @@ public enum LZ4Frame {
                 ownCodec: ownCodec)
         }
         var sizeField: UInt32
-        if compressed > 0 && Int(compressed) < block.count {
-            output.removeSubrange((dataPosition + Int(compressed))...)
+        if compressed > 0 && Int(truncatingIfNeeded: compressed) < block.count {
+            output.removeSubrange((dataPosition + Int(truncatingIfNeeded: compressed))...)
             sizeField = UInt32(compressed)
         } else {
             output.removeSubrange(dataPosition...)
@@ -92,7 +92,7 @@ public enum LZ4Frame {
             position += 4
             if sizeField == 0 { break }
             let isRaw = sizeField & rawBlockFlag != 0
-            let blockLength = Int(sizeField & ~rawBlockFlag)
+            let blockLength = Int(truncatingIfNeeded: sizeField & ~rawBlockFlag)
             guard blockLength <= Limits.lz4BlockSizeMax + Limits.lz4BlockSizeMax / 255 + 16,
                 position + blockLength <= frame.count
             else { return .truncated }

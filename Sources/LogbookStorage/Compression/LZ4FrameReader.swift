@@ -31,13 +31,14 @@ public enum LZ4FrameReader {
                 return .failure(Failure(position: position, reason: "a frame's magic is cut short"))
             }
             if skippableMagics.contains(magic) {
-                guard let size = word(stream, position + 4),
-                    Int(size) <= stream.count - position - 8
+                // exactly: a 32-bit Int (watchOS) holds no size past 2^31.
+                guard let word = word(stream, position + 4), let size = Int(exactly: word),
+                    size <= stream.count - position - 8
                 else {
                     return .failure(
                         Failure(position: position, reason: "a skippable frame runs past the end"))
                 }
-                position += 8 + Int(size)
+                position += 8 + size
                 continue
             }
             guard magic == frameMagic else {
@@ -123,7 +124,7 @@ private struct FrameReading {
             return failure("reserved bits of the frame header are set")
         }
         guard flags & 0x01 == 0 else { return failure("the frame needs a dictionary") }
-        let sizeCode = Int(blockDescriptor >> 4) & 7
+        let sizeCode = Int(truncatingIfNeeded: blockDescriptor >> 4) & 7
         guard sizeCode >= 4 else { return failure("block size code \(sizeCode) is reserved") }
         blockSizeMax = 1 << (2 * sizeCode + 8)
         independent = flags & 0x20 != 0
@@ -152,7 +153,7 @@ private struct FrameReading {
         _ field: UInt32, at blockStart: Int, into output: inout [UInt8], from contentStart: Int
     ) -> LZ4FrameReader.Failure? {
         let isRaw = field & LZ4Frame.rawBlockFlag != 0
-        let length = Int(field & ~LZ4Frame.rawBlockFlag)
+        let length = Int(truncatingIfNeeded: field & ~LZ4Frame.rawBlockFlag)
         guard length <= blockSizeMax else {
             return failure(
                 "a block of \(length) bytes exceeds the frame's \(blockSizeMax)", at: blockStart)

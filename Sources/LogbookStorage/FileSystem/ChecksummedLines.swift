@@ -41,7 +41,7 @@ enum ChecksummedLines {
         guard size <= sizeMax else {
             throw StorageError(.corruption, "file of \(size) bytes exceeds \(sizeMax)", path: path)
         }
-        return try file.read(at: 0, count: Int(size))
+        return try file.read(at: 0, count: Int(truncatingIfNeeded: size))
     }
 
     /// Why bytes are not a checksummed-lines file.

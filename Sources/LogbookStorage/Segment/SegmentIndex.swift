@@ -108,7 +108,7 @@ public struct SegmentIndex: Hashable, Sendable {
             func u64(_ at: Int) -> UInt64 {
                 raw.loadUnaligned(fromByteOffset: at, as: UInt64.self).littleEndian
             }
-            let count = Int(u32(52))
+            let count = Int(truncatingIfNeeded: u32(52))
             guard count <= bytes.count / 16, bytes.count == fixedSize + count * 16 + 4,
                 u32(0) == magic,
                 raw.loadUnaligned(fromByteOffset: 4, as: UInt16.self).littleEndian == version,

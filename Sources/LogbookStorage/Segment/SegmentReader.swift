@@ -71,7 +71,7 @@ public final class SegmentReader {
             return .invalid(
                 position: start, reason: "previous-batch checksum does not chain", header: header)
         }
-        guard try fill(start + 64, count: Int(header.storedLength)) else {
+        guard try fill(start + 64, count: Int(truncatingIfNeeded: header.storedLength)) else {
             return .invalid(
                 position: start, reason: "batch payload is cut short", header: header)
         }
@@ -80,7 +80,9 @@ public final class SegmentReader {
             BatchDecoder.unpack(
                 header: header,
                 storedPayload: UnsafeRawBufferPointer(
-                    rebasing: bytes[payloadStart..<(payloadStart + Int(header.storedLength))]),
+                    rebasing: bytes[
+                        payloadStart..<(payloadStart + Int(truncatingIfNeeded: header.storedLength))
+                    ]),
                 into: &raw)
         }
         if let failure { return .invalid(position: start, reason: failure, header: header) }
@@ -104,7 +106,7 @@ public final class SegmentReader {
     }
 
     private func windowIndex(_ filePosition: Int64) -> Int {
-        Int(filePosition - windowStart)
+        Int(truncatingIfNeeded: filePosition - windowStart)
     }
 
     /// Makes `count` bytes at `start` available in the window; false at end of data.
@@ -114,7 +116,7 @@ public final class SegmentReader {
             return true
         }
         let wanted = max(count, Self.readAheadBytes)
-        let available = Int(min(Int64(wanted), endPosition - start))
+        let available = Int(truncatingIfNeeded: min(Int64(wanted), endPosition - start))
         window = try file.read(at: start, count: available)
         windowStart = start
         return window.count >= count

@@ -177,7 +177,9 @@ enum SegmentRecovery {
         if fileSystem.exists(indexPath) {
             let indexFile = try fileSystem.open(indexPath, mode: .read)
             let bytes = try indexFile.read(
-                at: 0, count: Int(min(try indexFile.size(), 64 + 16 * (size / 64 + 1))))
+                at: 0,
+                count: Int(truncatingIfNeeded: min(try indexFile.size(), 64 + 16 * (size / 64 + 1)))
+            )
             try indexFile.close()
             if let index = SegmentIndex.decode(bytes, baseOffset: base, segmentSize: size),
                 try endsInItsLastBatch(file, index: index)
@@ -277,7 +279,8 @@ enum SegmentRecovery {
     {
         var position = start
         while position < end {
-            let chunk = try file.read(at: position, count: Int(min(end - position, 1 << 20)))
+            let chunk = try file.read(
+                at: position, count: Int(truncatingIfNeeded: min(end - position, 1 << 20)))
             guard !chunk.isEmpty, chunk.allSatisfy({ $0 == 0 }) else { return false }
             position += Int64(chunk.count)
         }
@@ -321,7 +324,13 @@ enum SegmentRecovery {
     private static func firstValidBatch(
         in file: any StorageFile, after position: Int64, size: Int64
     ) throws(StorageError) -> Int64? {
-        let tail = try file.read(at: position, count: Int(size - position))
+        guard let count = Int(exactly: size - position) else {
+            throw StorageError(
+                .corruption,
+                "a tail of \(size - position) bytes does not fit this platform's memory",
+                path: file.path, byteOffset: position)
+        }
+        let tail = try file.read(at: position, count: count)
         let magic = BatchHeader.skippableMagic
         return tail.withUnsafeBytes { bytes -> Int64? in
             var candidate = 1

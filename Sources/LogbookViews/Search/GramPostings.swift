@@ -21,10 +21,13 @@ struct GramPostings {
         for scalar in scalars { key = key << 21 | UInt64(scalar & 0x1F_FFFF) }
         switch scalars.count {
         case 3: return key
-        case 2: return key | 1 << 63 | 1 << 62
-        default: return key | 1 << 63
+        case 2: return key | shortGramBit | bigramBit
+        default: return key | shortGramBit
         }
     }
+
+    private static let shortGramBit: UInt64 = 1 << 63
+    private static let bigramBit: UInt64 = 1 << 62
 
     /// Adds `document` under every distinct 1-, 2- and 3-gram of `text`.
     mutating func add(_ document: Int32, text: [UInt32]) {
