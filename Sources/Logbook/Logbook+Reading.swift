@@ -2,6 +2,12 @@ import LogbookCRDT
 import LogbookStorage
 
 extension Logbook {
+    /// `fdatasync`s the group committer has issued (0 in other modes).
+    public var groupCommitSyncCount: Int { committer?.syncCount ?? 0 }
+
+    /// What recovery did when the log was opened (torn tail cut, indexes rebuilt).
+    public var recovery: RecoveryReport { log.recovery }
+
     /// The digest of the current state; see `StateDigest`. O(state).
     public func stateDigest() -> StateDigest {
         locked { StateDigest(of: crdt) }

@@ -39,6 +39,9 @@ public final class Logbook: @unchecked Sendable {
     var reusableChanges: [Change<String, String, Value>] = []
     /// Whether a compaction or GC pass runs (guarded by `lock`).
     var isMaintaining = false
+    /// Set when a read-only refresh failed after its log moved on: the next one replays
+    /// from the start (guarded by `lock`).
+    var refreshReplaysFromStart = false
     /// What tombstone GC has done (guarded by `lock`).
     var collection: TombstoneCollectionState
     /// Collected records whose local writes are refused until every peer has collected
@@ -179,18 +182,12 @@ public final class Logbook: @unchecked Sendable {
         return logbook
     }
 
-    /// `fdatasync`s the group committer has issued (0 in other modes).
-    public var groupCommitSyncCount: Int { committer?.syncCount ?? 0 }
-
     deinit {
         // A Logbook dropped without close() must not leave its committer thread waiting
         // forever. No writer can be waiting (they hold references), so the thread exits
         // without another sync; unsynced buffered data stays in the OS cache as documented.
         committer?.stop()
     }
-
-    /// What recovery did when the log was opened (torn tail cut, indexes rebuilt).
-    public var recovery: RecoveryReport { log.recovery }
 
     // MARK: Writes
 

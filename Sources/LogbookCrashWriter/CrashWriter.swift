@@ -3,17 +3,25 @@ import Foundation
 import Logbook
 import LogbookCRDT
 
-/// `logbook-crash-writer DIR`: the child process of the kill -9 crash test. A test-only
+/// `logbook-crash-writer [write] DIR` and `logbook-crash-writer read DIR`: the child
+/// processes of the kill -9 crash test and of the readers-beside-a-writer test. A test-only
 /// executable (no product): the `logbook` users install does not carry it.
-///
-/// Concurrent tasks append with `.groupCommit`; after each acknowledgement the writer prints
-/// `ready` once the log is open, then `ack <record> <step>` on standard output (one write per line, so a line on the pipe
-/// means the append returned). The test kills it with SIGKILL at a random moment and checks
-/// that every acknowledged line is in the reopened log.
 @main
-struct CrashWriter: AsyncParsableCommand {
+struct CrashTestProcess: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logbook-crash-writer",
+        abstract: "A writer or a reader for the process tests.",
+        subcommands: [CrashWriter.self, BesideWriterReader.self],
+        defaultSubcommand: CrashWriter.self)
+}
+
+/// Concurrent tasks append with `.groupCommit`; the writer prints `ready` once the log is
+/// open, then `ack <record> <step>` on standard output after each acknowledgement (one write
+/// per line, so a line on the pipe means the append returned). The crash test kills it with
+/// SIGKILL at a random moment and checks that every acknowledged line is in the reopened log.
+struct CrashWriter: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "write",
         abstract: "Append and report acknowledgements until killed (for crash tests).")
 
     @Argument(help: "The Logbook directory (created if missing, as node 1).")

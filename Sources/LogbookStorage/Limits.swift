@@ -27,6 +27,9 @@ public enum Limits {
     public static let zeroFillAheadBytesMax = 64 * 1024 * 1024
     /// How often a cursor re-plans when the segments it was about to read were replaced.
     public static let cursorReplanAttemptsMax = 8
+    /// How often a read-only open reads a directory again that a writer changed meanwhile
+    /// (`Log.openReadOnly`): about 2 s of tries in all.
+    public static let readBesideWriterAttemptsMax = 40
     /// The most segment files a log directory may hold.
     public static let segmentCountMax = 1 << 20
 }

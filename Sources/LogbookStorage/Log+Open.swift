@@ -34,48 +34,21 @@ extension Log {
             epochs: try LogEpochs.read(directory: directory, fileSystem: fileSystem),
             chain: outcome.chain, history: outcome.history)
         log.lease = lease
+        log.startPublishingDurableOffset()
         #if LOGBOOK_VERIFY
             log.checkInvariants()
         #endif
         return log
     }
 
-    /// Opens the log in `directory` for reading only: nothing in the directory changes.
-    ///
-    /// Recovery checks what a writable open checks and reports what it would do, without
-    /// doing it: a torn tail of the active segment is reported and read around (not cut); a
-    /// missing or stale index is rebuilt in memory; leftover temporary files stay; the
-    /// manifest is checked, not written. A log with an interrupted compaction swap (a
-    /// `.seg.swap` file) is refused with `.readOnly`: only a writer may finish or set it
-    /// aside. Appending, syncing, sealing and rewriting throw `.readOnly`. Works on a
-    /// read-only directory or mount.
-    ///
-    /// Throws `.notFound` for a directory without segments, `.corruption` as `open` does.
-    public static func openReadOnly(
-        directory: String, fileSystem: any FileSystem = PosixFileSystem(),
-        configuration: LogConfiguration = LogConfiguration()
-    ) throws(StorageError) -> Log {
-        try configuration.validate()
-        guard fileSystem.exists(directory) else {
-            throw StorageError(.notFound, "no log directory", path: directory)
-        }
-        // Shared: readers together, but not while a writer has the log.
-        let lease = try fileSystem.lockDirectory(directory, exclusive: false)
-        let outcome: SegmentRecovery.Outcome
-        do {
-            outcome = try SegmentRecovery.recover(
-                directory: directory, fileSystem: fileSystem, configuration: configuration,
-                clock: nil, readOnly: true)
-        } catch {
-            lease?.release()
-            throw error
-        }
-        let log = Log(
-            directory: directory, fileSystem: fileSystem, configuration: configuration,
-            clock: nil, sealed: outcome.sealed, active: outcome.active, recovery: outcome.report,
-            epochs: try LogEpochs.read(directory: directory, fileSystem: fileSystem),
-            chain: outcome.chain, history: outcome.history, isReadOnly: true)
-        log.lease = lease
-        return log
+    /// Opens the durable mark and publishes the recovered end, once a sync made it durable
+    /// (a writer killed before its sync may have left flushed batches only the OS holds).
+    /// Best effort: a log that cannot keep a mark still writes; readers beside it serve its
+    /// sealed segments only.
+    private func startPublishingDurableOffset() {
+        durableMark = DurableMarkWriter.open(
+            directory: directory, identity: identity, fileSystem: fileSystem)
+        guard (try? active.file.sync()) != nil else { return }
+        durableMark?.publish(durableOffset)
     }
 }

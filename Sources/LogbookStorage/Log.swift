@@ -16,7 +16,9 @@
 public final class Log {
     /// The log's directory.
     public let directory: String
-    let fileSystem: any FileSystem
+    /// The file system; for a log opened read-only, the `PinnedFileSystem` holding the files
+    /// it read (a refresh replaces it).
+    var fileSystem: any FileSystem
     let configuration: LogConfiguration
     let clock: (any LogClock)?
     /// Sealed segments, oldest first.
@@ -50,13 +52,15 @@ public final class Log {
     var markedEpochs: Set<UInt64> = []
     /// Which log this is and where its segments' CRC chains start (from its manifest; see
     /// `LogIdentity`, `SegmentChain`).
-    public let chain: SegmentChain
+    public internal(set) var chain: SegmentChain
     /// Which log this is (from its manifest; see `LogIdentity`).
     public var identity: LogIdentity { chain.identity }
     /// The history the log replays to; a tombstone GC begins a new one (`beginHistory`).
     public internal(set) var history: LogHistory
-    /// The directory's lock, held until `close` (exclusive, or shared when read-only).
+    /// The directory's lock, held until `close` by a writer (a reader takes none).
     var lease: (any DirectoryLease)?
+    /// Where a writer publishes its durable offset for readers (`DurableMark`).
+    var durableMark: DurableMarkWriter?
     let metrics = StorageMetrics()
 
     /// What recovery did at open.
@@ -65,8 +69,11 @@ public final class Log {
     public var nextOffset: UInt64 { appending.nextOffset }
     /// Every record below this offset has been written to a segment file.
     public internal(set) var flushedOffset: UInt64
-    /// Every record below this offset has been `fdatasync`ed.
-    public internal(set) var durableOffset: UInt64
+    /// Every record below this offset has been `fdatasync`ed. A writer publishes each rise
+    /// for readers in other processes (`DurableMark`).
+    public internal(set) var durableOffset: UInt64 {
+        didSet { if durableOffset > oldValue { durableMark?.publish(durableOffset) } }
+    }
 
     /// The segment being written.
     struct ActiveSegment {
@@ -204,6 +211,7 @@ public final class Log {
         }
         isClosed = true
         compressor?.stop()
+        durableMark?.close()
         try active.file.close()
     }
 

@@ -94,6 +94,8 @@ final class SimulatedFile: StorageFile, @unchecked Sendable {
         try withLock("size") { Int64(node.current.count) }
     }
 
+    var identity: FileIdentity? { FileIdentity(device: 0, inode: node.serial) }
+
     func close() throws(StorageError) {
         fileSystem.lock.lock()
         isClosed = true

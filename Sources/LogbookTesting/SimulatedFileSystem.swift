@@ -18,6 +18,9 @@ import LogbookStorage
 public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
     // @unchecked: all mutable state is guarded by `lock`.
     final class Node {
+        /// The node's inode number: its `FileIdentity`, never reused.
+        let serial: UInt64
+        init(serial: UInt64) { self.serial = serial }
         var current: [UInt8] = []
         var durable: [UInt8] = []
         var unsynced: [Operation] = []
@@ -35,6 +38,7 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
     var operationsBeforeFailure: Int?
     /// Directory locks held: -1 for an exclusive holder, else the number of shared ones.
     var directoryLocks: [String: Int] = [:]
+    var nodesMade: UInt64 = 0
     /// Bumped by each crash, so leases from before it release nothing.
     var lockGeneration = 0
     /// Operations performed (writes, syncs, renames), for choosing crash points.
@@ -184,7 +188,8 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
             guard directories.contains(parent(of: path)) else {
                 throw StorageError(.notFound, "no parent directory", path: path)
             }
-            let node = Node()
+            nodesMade += 1
+            let node = Node(serial: nodesMade)
             namespace[path] = node
             return SimulatedFile(fileSystem: self, node: node, path: path, isWritable: true)
         }
@@ -272,6 +277,20 @@ public final class SimulatedFileSystem: FileSystem, @unchecked Sendable {
         return SimulatedDirectoryLease(
             fileSystem: self, directory: directory, exclusive: exclusive,
             generation: lockGeneration)
+    }
+
+    /// Whether an exclusive holder has the directory's lock.
+    public func directoryHasWriter(_ directory: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return directoryLocks[directory] == -1
+    }
+
+    /// The node at `path`, by its serial number.
+    public func identity(ofFileAt path: String) -> FileIdentity? {
+        lock.lock()
+        defer { lock.unlock() }
+        return namespace[path].map { FileIdentity(device: 0, inode: $0.serial) }
     }
 
     /// Drops one holder of a directory lock taken in `generation` (none after a crash).

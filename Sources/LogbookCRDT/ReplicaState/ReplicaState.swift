@@ -171,3 +171,13 @@ public final class ReplicaState {
             "clock \(storage.clock.currentTime()) is behind stored local version \(highest)")
     }
 }
+
+extension ReplicaState {
+    /// Takes `other`'s records, column versions, tombstones and clock as its own, in O(1)
+    /// (the storage is shared copy-on-write): a reader that replayed its log again into a
+    /// fresh replica swaps the result in. Both must be replicas of one node.
+    public func replaceContents(with other: ReplicaState) {
+        precondition(other.nodeId == nodeId, "node \(other.nodeId) replaces node \(nodeId)")
+        storage = other.storage
+    }
+}

@@ -23,6 +23,11 @@ public protocol FileSystem: Sendable {
     /// lies on a read-only mount). Throws `.inUse` naming the holder when it is taken.
     func lockDirectory(_ directory: String, exclusive: Bool) throws(StorageError)
         -> (any DirectoryLease)?
+    /// Whether a writer holds `directory`'s lock now, asked without waiting and without
+    /// keeping anything: a reader beside a writer serves only what the writer made durable.
+    func directoryHasWriter(_ directory: String) -> Bool
+    /// Which file is at `path` now; nil when there is none.
+    func identity(ofFileAt path: String) -> FileIdentity?
 }
 
 /// How to open a file.
@@ -66,11 +71,16 @@ public protocol StorageFile: AnyObject, Sendable {
     func size() throws(StorageError) -> Int64
     /// Closes the file; later calls fail.
     func close() throws(StorageError)
+    /// Which file this handle holds (see `FileIdentity`); nil when unknown.
+    var identity: FileIdentity? { get }
 }
 
 extension StorageFile {
     /// Nothing: a file that cannot start write-back early writes it all at its sync.
     public func startWriteback(at offset: Int64, count: Int64) {}
+
+    /// Unknown: a file of a test's own.
+    public var identity: FileIdentity? { nil }
 
     /// Writes an array of bytes at `offset`.
     public func write(_ bytes: [UInt8], at offset: Int64) throws(StorageError) {

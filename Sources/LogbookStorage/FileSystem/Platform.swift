@@ -47,6 +47,11 @@ enum Platform {
         return fsync(descriptor)
     }
 
+    /// Sleeps the calling thread (`usleep`), for waits of milliseconds off any async task.
+    static func pause(microseconds: UInt32) {
+        _ = usleep(microseconds)
+    }
+
     /// Starts writing a file's dirty bytes in `offset..<offset + count` to the device without
     /// waiting (Linux `sync_file_range(SYNC_FILE_RANGE_WRITE)`, through `CWriteback`); 0 or
     /// -1. Darwin has no such call: nothing is done there.

@@ -67,6 +67,15 @@ final class PosixDirectoryLease: DirectoryLease, @unchecked Sendable {
         return lease
     }
 
+    /// Whether a writer holds the directory's lock: a shared `flock` tried once, without
+    /// the retries of `take` (a reader must not wait), and released at once.
+    static func isHeldExclusively(_ directory: String) -> Bool {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }  // drops the shared lock, if taken
+        return flock(descriptor, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    }
+
     /// Takes a flock on `descriptor`; false when another holds it. A refusal is retried for
     /// about 100 ms first: while another thread of this process spawns a child, the child
     /// holds a copy of every descriptor until it execs (O_CLOEXEC closes them only then), so

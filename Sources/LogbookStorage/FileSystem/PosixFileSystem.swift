@@ -105,6 +105,18 @@ public struct PosixFileSystem: FileSystem {
     {
         try PosixDirectoryLease.take(directory: directory, exclusive: exclusive)
     }
+
+    /// A shared `flock` on the directory, tried once and dropped at once.
+    public func directoryHasWriter(_ directory: String) -> Bool {
+        PosixDirectoryLease.isHeldExclusively(directory)
+    }
+
+    /// `stat(2)`'s device and inode; nil when nothing (or no regular file) is there.
+    public func identity(ofFileAt path: String) -> FileIdentity? {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return FileIdentity(status)
+    }
 }
 
 /// An open POSIX file descriptor.
@@ -242,6 +254,13 @@ final class PosixFile: StorageFile, @unchecked Sendable {
         return Int64(status.st_size)
     }
 
+    var identity: FileIdentity? {
+        guard let descriptor = try? openDescriptor("fstat") else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        return FileIdentity(status)
+    }
+
     func close() throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
@@ -289,5 +308,14 @@ extension StorageError {
         return StorageError(
             number == ENOENT ? .notFound : .io, "\(call) failed", path: path,
             byteOffset: byteOffset, errno: number)
+    }
+}
+
+extension FileIdentity {
+    /// The identity `stat` gives. `truncatingIfNeeded`: `dev_t` is signed on Darwin.
+    init(_ status: stat) {
+        self.init(
+            device: UInt64(truncatingIfNeeded: status.st_dev),
+            inode: UInt64(truncatingIfNeeded: status.st_ino))
     }
 }

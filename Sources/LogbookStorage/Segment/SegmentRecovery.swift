@@ -15,10 +15,11 @@ enum SegmentRecovery {
     }
 
     /// With `readOnly`, nothing is changed: what would be repaired is reported or done in
-    /// memory (see `Log.openReadOnly`).
+    /// memory (see `Log.openReadOnly`). With `visibleEnd` (a reader beside a writer), the
+    /// active segment's batches past that offset are left unread, as not yet durable.
     static func recover(
         directory: String, fileSystem: any FileSystem, configuration: LogConfiguration,
-        clock: (any LogClock)?, readOnly: Bool = false
+        clock: (any LogClock)?, readOnly: Bool = false, visibleEnd: UInt64? = nil
     ) throws(StorageError) -> Outcome {
         var report = RecoveryReport()
         report.isReadOnly = readOnly
@@ -101,7 +102,8 @@ enum SegmentRecovery {
         try checked?.checkLastBatches(of: sealed, directory: directory)
         let active = try recoverActive(
             activeBase, directory: directory, fileSystem: fileSystem, chain: chain,
-            configuration: configuration, createdAt: now, readOnly: readOnly, report: &report)
+            configuration: configuration, createdAt: now, readOnly: readOnly,
+            visibleEnd: visibleEnd, report: &report)
         if let previous = sealed.last, active.index.baseOffset < previous.nextOffset {
             throw StorageError(
                 .corruption,
@@ -229,7 +231,7 @@ enum SegmentRecovery {
     private static func recoverActive(
         _ base: UInt64, directory: String, fileSystem: any FileSystem, chain: SegmentChain,
         configuration: LogConfiguration,
-        createdAt: UInt64, readOnly: Bool, report: inout RecoveryReport
+        createdAt: UInt64, readOnly: Bool, visibleEnd: UInt64?, report: inout RecoveryReport
     ) throws(StorageError) -> Log.ActiveSegment {
         let path = directory + "/" + SegmentFileName.segment(baseOffset: base)
         let file = try fileSystem.open(path, mode: readOnly ? .read : .readWrite)
@@ -238,14 +240,18 @@ enum SegmentRecovery {
         var lastCRC = chain.firstPreviousCRC(ofSegmentAt: base)
         var torn: (position: Int64, reason: String, header: BatchHeader?)?
         let index = try scan(
-            file, base: base, size: size, firstPreviousCRC: seed, configuration: configuration
+            file, base: base, size: size, firstPreviousCRC: seed, configuration: configuration,
+            visibleEnd: visibleEnd ?? .max
         ) {
             position, reason, header in
             torn = (position, reason, header)
         } onBatch: { header in
             lastCRC = header.batchCRC
         }
-        if let found = torn, try isAllZeros(file, from: found.position, to: size) {
+        if let visibleEnd, index.nextOffset >= visibleEnd {
+            // Past what the writer made durable: its batches in flight, not a torn tail.
+            torn = nil
+        } else if let found = torn, try isAllZeros(file, from: found.position, to: size) {
             // Zeros written ahead of the last batch (`LogConfiguration.zeroFillAheadBytes`):
             // the segment's end, not a torn write. Kept, for the next batches to overwrite.
             torn = nil
@@ -288,10 +294,11 @@ enum SegmentRecovery {
     }
 
     /// Walks a segment's batches into an index. Calls `onInvalid` at the first invalid batch
-    /// and stops there (it may throw to abort).
+    /// and stops there (it may throw to abort); stops before a batch that ends past
+    /// `visibleEnd`, as at the segment's end.
     static func scan(
         _ file: any StorageFile, base: UInt64, size: Int64, firstPreviousCRC: UInt32?,
-        configuration: LogConfiguration,
+        configuration: LogConfiguration, visibleEnd: UInt64 = .max,
         onInvalid: (Int64, String, BatchHeader?) throws(StorageError) -> Void,
         onBatch: (BatchHeader) -> Void = { _ in }
     ) throws(StorageError) -> SegmentIndex {
@@ -309,6 +316,7 @@ enum SegmentRecovery {
                         header)
                     return index
                 }
+                if header.nextOffset > visibleEnd { return index }
                 index.noteBatch(
                     header, at: position, intervalBytes: configuration.indexIntervalBytes)
                 onBatch(header)

@@ -1,0 +1,64 @@
+import LogbookCRDT
+import LogbookStorage
+
+extension Logbook {
+    /// For a Logbook opened read-only (`LogbookOptions.readOnly`): moves its state and views
+    /// to the newest durable state of the directory, which a writer in another process (the
+    /// app, while this is its widget or extension) may be writing. Reads what was appended
+    /// since and applies it; after a tombstone GC began a new history, replays from the
+    /// newest snapshot instead, as an open would. Reads on other threads wait for it, and
+    /// then see the new state whole, never part of it.
+    ///
+    /// What a reader serves is always a prefix of what the writer acknowledged: the log up
+    /// to the writer's durable mark (docs/storage.md, "Readers beside a writer"). Costs what
+    /// reading the new records costs, plus one look at the directory.
+    ///
+    /// Throws `.readOnly` for a writable Logbook (it is always up to date), and what opening
+    /// read-only throws. A refresh that fails reading the directory changes nothing; one
+    /// that fails applying what it read (a damaged batch) leaves the views part-built, and
+    /// the next refresh replays everything again.
+    @discardableResult
+    public func refresh() throws(LogbookError) -> LogRefresh {
+        guard log.isReadOnly else {
+            throw LogbookError(
+                .readOnly, "refresh is for a Logbook opened read-only; a writer is always current",
+                path: directory)
+        }
+        return try locked { () throws(LogbookError) -> LogRefresh in
+            let refresh: LogRefresh
+            do throws(StorageError) { refresh = try log.refreshReadOnly() } catch {
+                throw LogbookError(error)
+            }
+            refreshReplaysFromStart = refreshReplaysFromStart || refresh.historyChanged
+            if refreshReplaysFromStart {
+                try replayAgain()
+                refreshReplaysFromStart = false
+            } else if refresh.end > refresh.previousEnd {
+                refreshReplaysFromStart = true
+                _ = try Replayer.replay(
+                    log, into: crdt, from: refresh.previousEnd,
+                    views: views.map { ($0, refresh.previousEnd) }, progress: nil)
+                refreshReplaysFromStart = false
+            }
+            loggedClock = crdt.getClock().currentTime()
+            return refresh
+        }
+    }
+
+    /// Rebuilds the state and every view from the newest snapshot and the log after it, into
+    /// a fresh replica swapped in at the end (guarded by `lock`).
+    private func replayAgain() throws(LogbookError) {
+        let (loaded, load) = SnapshotLoader.load(
+            directory: directory, nodeId: nodeId, log: log, readOnly: true,
+            fileSystem: fileSystem)
+        let fresh = loaded ?? ReplicaState(nodeId: nodeId)
+        for view in views { view.reset() }
+        _ = try Replayer.replay(
+            log, into: fresh, from: load.offset, views: views.map { ($0, 0) }, progress: nil)
+        crdt.replaceContents(with: fresh)
+        collection = try TombstoneCollectionState.read(
+            directory: directory, fileSystem: fileSystem)
+        _ = collection.bound(byLogEnd: log.nextOffset)
+        fencedIds = collection.fencedIds
+    }
+}
