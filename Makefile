@@ -3,7 +3,7 @@
 
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
-.PHONY: demo demo-hub test test-own-lz4 lint deps bench bench-hub benchmarks benchmark-thresholds fuzz docs install
+.PHONY: demo demo-hub test test-own-lz4 app-fixture lint deps bench bench-hub benchmarks benchmark-thresholds fuzz docs install
 
 # The demo measures throughput, so it runs an optimized build.
 demo: deps
@@ -24,6 +24,11 @@ test: deps
 	swift build --product generate-manual $(SWIFT_FLAGS)
 	bash scripts/with-postgres.sh swift test --skip-build
 	LOGBOOK_NEMESIS=1 bash scripts/with-postgres.sh swift test --skip-build --filter NemesisTests
+
+# The README's app (Fixtures/app) built and run against this checkout with the `Server`
+# trait off: it must fetch swift-metrics alone (scripts/app-fixture.sh).
+app-fixture: deps
+	bash scripts/app-fixture.sh
 
 # The whole suite once more on the project's own LZ4 codec (LOGBOOK_LZ4=swift; what Apple
 # platforms build, docs/compression.md) instead of liblz4. It rebuilds the Logbook targets

@@ -18,6 +18,17 @@ let buildsOwnLZ4 = Context.environment["LOGBOOK_LZ4"] == "swift"
 let systemLZ4: Target.Dependency = .target(name: "CLZ4", condition: .when(platforms: [.linux]))
 let storageSettings = strictSettings + (buildsOwnLZ4 ? [.define("LOGBOOK_SWIFT_LZ4")] : [])
 
+// The server side (node, hub, benchmark, command line) and what only it needs, behind the
+// `Server` trait, on by default so that `swift build`, `make demo` and `make test` here build
+// everything. An app turns it off (`.package(..., traits: [])`, as the README shows) and then
+// fetches swift-metrics alone: SwiftPM resolves no package that only a disabled trait's
+// dependencies name (`AppFixtureResolutionTests` counts what it fetches).
+extension Target.Dependency {
+    static func server(product name: String, package: String) -> Target.Dependency {
+        .product(name: name, package: package, condition: .when(traits: ["Server"]))
+    }
+}
+
 let package = Package(
     name: "Logbook",
     // The Swift 6 runtime sets every Apple floor: typed throws (`throws(StorageError)`) in a
@@ -36,6 +47,16 @@ let package = Package(
         .library(name: "LogbookNode", targets: ["LogbookNode"]),
         .library(name: "LogbookBench", targets: ["LogbookBench"]),
         .executable(name: "logbook", targets: ["logbook"]),
+    ],
+    traits: [
+        .trait(
+            name: "Server",
+            description:
+                "The node, hub, benchmark and command line: Hummingbird, AsyncHTTPClient, "
+                + "SwiftNIO, postgres-nio, GRDB, swift-prometheus, swift-service-lifecycle, "
+                + "swift-log and swift-argument-parser. An app that embeds Logbook turns it off."
+        ),
+        .default(enabledTraits: ["Server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -102,29 +123,29 @@ let package = Package(
             name: "LogbookShipping",
             dependencies: [
                 "Logbook", "LogbookCRDT", "LogbookStorage",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .server(product: "Hummingbird", package: "hummingbird"),
+                .server(product: "HummingbirdCore", package: "hummingbird"),
+                .server(product: "HummingbirdTLS", package: "hummingbird"),
+                .server(product: "AsyncHTTPClient", package: "async-http-client"),
+                .server(product: "NIOSSL", package: "swift-nio-ssl"),
+                .server(product: "NIOCore", package: "swift-nio"),
+                .server(product: "NIOHTTP1", package: "swift-nio"),
+                .server(product: "NIOPosix", package: "swift-nio"),
+                .server(product: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .server(product: "HTTPTypes", package: "swift-http-types"),
+                .server(product: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .server(product: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strictSettings),
         .target(
             name: "LogbookNode",
             dependencies: [
                 "Logbook", "LogbookShipping",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .server(product: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .server(product: "Logging", package: "swift-log"),
+                .server(product: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .server(product: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strictSettings),
         // Hub mode: stream state in PostgreSQL, merged with crdt-lite's rules in SQL.
@@ -132,15 +153,15 @@ let package = Package(
             name: "LogbookHub",
             dependencies: [
                 "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookShipping",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .server(product: "Hummingbird", package: "hummingbird"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .server(product: "Prometheus", package: "swift-prometheus"),
+                .server(product: "HTTPTypes", package: "swift-http-types"),
+                .server(product: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .server(product: "PostgresNIO", package: "postgres-nio"),
+                .server(product: "Logging", package: "swift-log"),
+                .server(product: "NIOCore", package: "swift-nio"),
+                .server(product: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictSettings),
         // The benchmark harness, the demo and the command line's reports: what `logbook bench`
@@ -150,10 +171,10 @@ let package = Package(
             name: "LogbookBench",
             dependencies: [
                 "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookWorkloads", "LogbookViews",
-                "LogbookShipping", "LogbookHub", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                "LogbookShipping", "LogbookHub", .server(product: "GRDB", package: "GRDB.swift"),
+                .server(product: "PostgresNIO", package: "postgres-nio"),
+                .server(product: "Logging", package: "swift-log"),
+                .server(product: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -161,8 +182,8 @@ let package = Package(
             dependencies: [
                 "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookViews", "LogbookShipping",
                 "LogbookNode", "LogbookBench", "LogbookWorkloads", "LogbookHub",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .server(product: "Logging", package: "swift-log"),
+                .server(product: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
@@ -171,7 +192,7 @@ let package = Package(
             name: "LogbookCrashWriter",
             dependencies: [
                 "Logbook", "LogbookCRDT",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .server(product: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),
         .testTarget(
@@ -197,13 +218,13 @@ let package = Package(
             name: "LogbookShippingTests",
             dependencies: [
                 "LogbookShipping", "LogbookNode", "Logbook", "LogbookCRDT", "LogbookTesting",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .server(product: "AsyncHTTPClient", package: "async-http-client"),
+                .server(product: "Hummingbird", package: "hummingbird"),
+                .server(product: "NIOCore", package: "swift-nio"),
+                .server(product: "NIOHTTP1", package: "swift-nio"),
+                .server(product: "NIOPosix", package: "swift-nio"),
+                .server(product: "HTTPTypes", package: "swift-http-types"),
+                .server(product: "NIOSSL", package: "swift-nio-ssl"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: strictSettings),
@@ -211,11 +232,11 @@ let package = Package(
             name: "LogbookHubTests",
             dependencies: [
                 "LogbookHub", "Logbook", "LogbookCRDT", "LogbookTesting", "LogbookShipping",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .server(product: "AsyncHTTPClient", package: "async-http-client"),
+                .server(product: "NIOCore", package: "swift-nio"),
+                .server(product: "NIOHTTP1", package: "swift-nio"),
+                .server(product: "PostgresNIO", package: "postgres-nio"),
+                .server(product: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings),
         .testTarget(
