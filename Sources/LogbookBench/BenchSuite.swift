@@ -18,6 +18,9 @@ public struct BenchSuite: Sendable {
         case maintenance
         /// The hub's store on PostgreSQL (`postgres` must name a database).
         case hub
+        /// A chat app's history written and opened, in the build this runs in (debug or
+        /// release; `records` messages, 100,000 by default).
+        case chat
     }
 
     /// Which suite.
@@ -144,6 +147,16 @@ public struct BenchSuite: Sendable {
             return (
                 figures,
                 "hub: \(total) changes per figure into one stream, pushes of \(pushChanges); median of \(runs) runs"
+            )
+        case .chat:
+            let messages = records ?? 100_000
+            let figures = try await ChatBenchmark(
+                directory: directory + "/chat", messages: messages, runs: runs,
+                progress: progress
+            ).run()
+            return (
+                figures,
+                "chat: \(messages) messages (ChatWorkload) in the \(ChatBenchmark.configuration); median of \(runs) runs"
             )
         case .log, .replay:
             return (try await logFigures(progress: progress), logWorkload)

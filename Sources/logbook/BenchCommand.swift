@@ -31,7 +31,7 @@ struct BenchCommand: AsyncParsableCommand {
             Build optimized for real figures: swift build -c release --product logbook.
             """)
 
-    @Argument(help: "The suite: log, replay, views, shipping, maintenance or hub.")
+    @Argument(help: "The suite: log, replay, views, shipping, maintenance, hub or chat.")
     var suite: BenchSuite.Kind = .log
     @Option(help: "Records in the workload (default 100,000; maintenance: 20,000).")
     var records: Int?

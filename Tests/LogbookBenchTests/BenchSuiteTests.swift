@@ -124,6 +124,36 @@ import Testing
         #expect(!kept.note.contains(" 0 ties"), "\(kept.note)")
     }
 
+    @Test func theChatSuiteWritesMessagesAndOpensThemFromTheirSnapshot() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var suite = BenchSuite(kind: .chat)
+        suite.records = 500
+        suite.runs = 1
+        suite.directory = directory.path + "/bench"
+        let report = try await suite.run()
+        #expect(report.workload.contains("500 messages") && report.workload.contains("debug build"))
+        #expect(report.figures.map(\.kind) == ["chat write", "chat open"])
+        let open = try #require(report.figures.last)
+        #expect(open.note.contains("snapshot-"), "opened from no snapshot: \(open.note)")
+        #expect(report.figures.allSatisfy { $0.changesPerSecond > 0 })
+    }
+
+    @Test func theChatWorkloadIsSeededAndHoldsAboutFiveHundredBytesOfTextAMessage() {
+        func texts(_ writes: [[LocalWrite]]) -> [String] {
+            writes.joined().compactMap { write -> String? in
+                guard case .insertOrUpdate(let id, let fields) = write else { return nil }
+                return fields.first { $0.0 == "text" }?.1.stringValue.map { id + " " + $0 }
+            }
+        }
+        let writes = ChatWorkload(messages: 1_000).batches(of: 100)
+        #expect(writes.count == 10)
+        let first = texts(writes)
+        #expect(first.count == 1_000)
+        #expect((440...580).contains(first.reduce(0) { $0 + $1.utf8.count } / first.count))
+        #expect(texts(ChatWorkload(messages: 1_000).batches(of: 100)) == first)
+    }
+
     @Test func theShippingSuiteCatchesUpFromStateAndHistoryAndFollows() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
