@@ -29,16 +29,20 @@ extension Logbook {
             do throws(StorageError) { refresh = try log.refreshReadOnly() } catch {
                 throw LogbookError(error)
             }
-            refreshReplaysFromStart = refreshReplaysFromStart || refresh.historyChanged
-            if refreshReplaysFromStart {
-                try replayAgain()
+            // The log has moved on: a failure below leaves the state behind it, which only a
+            // replay from the start repairs.
+            do throws(LogbookError) {
+                if refreshReplaysFromStart || refresh.historyChanged {
+                    try replayAgain()
+                } else if refresh.end > refresh.previousEnd {
+                    _ = try Replayer.replay(
+                        log, into: crdt, from: refresh.previousEnd,
+                        views: views.map { ($0, refresh.previousEnd) }, progress: nil)
+                }
                 refreshReplaysFromStart = false
-            } else if refresh.end > refresh.previousEnd {
+            } catch {
                 refreshReplaysFromStart = true
-                _ = try Replayer.replay(
-                    log, into: crdt, from: refresh.previousEnd,
-                    views: views.map { ($0, refresh.previousEnd) }, progress: nil)
-                refreshReplaysFromStart = false
+                throw error
             }
             loggedClock = crdt.getClock().currentTime()
             return refresh

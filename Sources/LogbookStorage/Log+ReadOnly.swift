@@ -68,18 +68,16 @@ extension Log {
         var visibleEnd: UInt64?
         if besideWriter {
             // Read before any segment: whatever the mark says was synced before it was
-            // written, so the segments read after it hold at least that much.
-            let markPath = directory + "/" + DurableMark.fileName
-            let markBytes =
-                pinned.exists(markPath)
-                ? try? pinned.open(markPath, mode: .read).read(at: 0, count: DurableMark.size)
-                : nil
-            let manifest = try SegmentManifest.read(directory: directory, fileSystem: pinned)
-            let identity = configuration.identity ?? manifest?.identity
-            // No mark to trust: the sealed segments only (every roll synced them).
+            // written, so the segments read after it hold at least that much. No mark to
+            // trust: the sealed segments only (every roll synced them).
+            var identity = configuration.identity
+            if identity == nil {
+                identity = try SegmentManifest.read(directory: directory, fileSystem: pinned)?
+                    .identity
+            }
             visibleEnd =
-                markBytes.flatMap { bytes in
-                    identity.flatMap { DurableMark.decode(bytes, identity: $0) }
+                identity.flatMap {
+                    DurableMark.read(directory: directory, identity: $0, fileSystem: pinned)
                 } ?? 0
         }
         let outcome = try SegmentRecovery.recover(

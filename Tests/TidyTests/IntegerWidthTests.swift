@@ -59,20 +59,12 @@ import Testing
     /// Every non-comment line of the Swift files under `paths` (directories or files).
     static func codeLines(under paths: [String]) throws -> [(String, Int, Substring)] {
         var result: [(String, Int, Substring)] = []
-        for path in paths {
-            let url = TidyTests.root.appendingPathComponent(path)
-            let files =
-                path.hasSuffix(".swift")
-                ? [url]
-                : (FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)?
-                    .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? [])
-            for file in files {
-                let lines = try String(contentsOf: file, encoding: .utf8).split(
-                    separator: "\n", omittingEmptySubsequences: false)
-                for (index, line) in lines.enumerated()
-                where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
-                    result.append((file.lastPathComponent, index + 1, line))
-                }
+        for file in paths.flatMap(TidyTests.swiftFiles(under:)) {
+            let lines = try String(contentsOf: file, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false)
+            for (index, line) in lines.enumerated()
+            where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                result.append((file.lastPathComponent, index + 1, line))
             }
         }
         return result

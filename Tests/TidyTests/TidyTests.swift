@@ -60,8 +60,10 @@ import Testing
             instead: "Array(repeating:count:), which a debug build fills at memset speed"),
     ]
 
-    private func swiftFiles(under directory: String) -> [URL] {
-        let base = Self.root.appendingPathComponent(directory)
+    /// The Swift files under `directory` (relative to the root), or the file it names.
+    static func swiftFiles(under directory: String) -> [URL] {
+        let base = root.appendingPathComponent(directory)
+        if directory.hasSuffix(".swift") { return [base] }
         guard
             let enumerator = FileManager.default.enumerator(
                 at: base, includingPropertiesForKeys: nil)
@@ -72,7 +74,7 @@ import Testing
     @Test(arguments: bans.indices)
     func bannedConstructIsAbsent(_ index: Int) throws {
         let ban = Self.bans[index]
-        let files = ban.directories.flatMap(swiftFiles(under:))
+        let files = ban.directories.flatMap(Self.swiftFiles(under:))
         #expect(!files.isEmpty, "no sources found under \(ban.directories)")
         for file in files
         where file.lastPathComponent != "TidyTests.swift"

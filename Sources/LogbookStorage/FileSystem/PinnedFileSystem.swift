@@ -29,9 +29,6 @@ final class PinnedFileSystem: FileSystem, @unchecked Sendable {
         for file in files.values { try? file.close() }  // read-only: nothing to lose
     }
 
-    /// The files held open, one per path read.
-    var heldFileCount: Int { lock.withLock { files.count } }
-
     /// The file at `path`, opened the first time and held from then on.
     func open(_ path: String, mode: FileOpenMode) throws(StorageError) -> any StorageFile {
         guard mode == .read else { throw refusal("open for writing", path) }
