@@ -40,12 +40,12 @@ struct PeersCommand: ParsableCommand {
 
     func run() throws {
         try requireLogbookDirectory(target.directory)
-        // A serving node keeps the ledger in memory and would overwrite a change made here;
-        // listing only reads, so it shares the lock (and writes no pid into it).
+        // Changes lock out a serving node; a list reads whole renamed files and takes no lock.
         let lease: (any DirectoryLease)?
         do {
-            lease = try PosixFileSystem().lockDirectory(
-                target.directory, exclusive: action != .list)
+            lease =
+                action == .list
+                ? nil : try PosixFileSystem().lockDirectory(target.directory, exclusive: true)
         } catch {
             throw exitWithError(LogbookError(error))
         }

@@ -7,7 +7,8 @@ import Testing
 // An app and its extensions at once, as real processes: a writer (`LogbookCrashWriter
 // write --compact`) appends from 4 tasks with group commit and compacts continuously, while
 // reader processes (`LogbookCrashWriter read`) open the directory read-only, refresh on
-// request and print their state, and `logbook verify` checks it beside the writer.
+// request and print their state, and `logbook verify` checks it beside the writer
+// (and `logbook peers list` reads the ledger there).
 //
 // Each writer task w overwrites its `keys` records in turn with rising steps, so a prefix of
 // the log leaves, for the highest step M a state holds of w, exactly the step
@@ -33,6 +34,9 @@ import Testing
         #expect(run.states.count >= 30, "readers printed \(run.states.count) states")
         #expect(run.compactions > 0, "the writer compacted while the readers read")
         #expect(run.verifyStatus == 0, "logbook verify beside the writer: \(run.verifyOutput)")
+        #expect(
+            run.peersListStatus == 0, "logbook peers list beside the writer: \(run.peersListOutput)"
+        )
         var grew = false
         for (index, state) in run.states.enumerated() {
             let highest = Self.checkPrefix(state.records, state: index)
@@ -75,6 +79,8 @@ import Testing
         var acknowledgedAtEnd: [String: Int64] = [:]
         var verifyStatus: Int32 = -1
         var verifyOutput = ""
+        var peersListStatus: Int32 = -1
+        var peersListOutput = ""
     }
 
     /// Checks that `records` are what a prefix of each task's appends leaves; returns each
@@ -105,7 +111,7 @@ import Testing
     }
 
     /// Starts the writer, runs three readers one after another (ten refreshes each) and one
-    /// `logbook verify` beside it, then kills it.
+    /// `logbook verify` and `logbook peers list` beside it, then kills it.
     static func run(writer: URL, logbook: URL, directory: String) throws -> Run {
         let acks = AckCollector()
         let process = Process()
@@ -129,6 +135,8 @@ import Testing
             run.states += try readStates(with: writer, directory: directory, acks: acks)
         }
         (run.verifyStatus, run.verifyOutput) = try runToEnd(logbook, ["verify", directory])
+        (run.peersListStatus, run.peersListOutput) = try runToEnd(
+            logbook, ["peers", directory, "list"])
         run.states += try readStates(with: writer, directory: directory, acks: acks)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
