@@ -68,14 +68,16 @@ public struct LogbookError: Error, Sendable, CustomStringConvertible {
             logOffset: error.logOffset, storageError: error)
     }
 
-    /// The storage error's text for storage failures, else `code: path (offset): message`.
+    /// The storage error's text for storage failures, else `code: path (offset): message`,
+    /// then the storage error behind it when that says more.
     public var description: String {
         if code == .storage, let storageError { return storageError.description }
         var text = "\(code)"
         if let path { text += ": \(path)" }
         if let logOffset { text += " (log offset \(logOffset))" }
         text += ": \(message)"
-        if let storageError { text += "; cause: \(storageError)" }
+        // A cause that says no more than this (a held lock) is not said twice.
+        if let storageError, storageError.description != text { text += "; cause: \(storageError)" }
         return text
     }
 }

@@ -17,6 +17,9 @@ import Testing
         #expect(refusal?.code == .inUse)
         #expect(
             refusal?.message.contains("pid \(ProcessInfo.processInfo.processIdentifier)") == true)
+        let text = refusal.map { "\($0)" } ?? ""
+        #expect(text.hasPrefix("inUse: \(directory.path)"), "\(text)")
+        #expect(!text.contains("cause:"), "the refusal says its holder once: \(text)")
         try first.close()
         let second = try Logbook.open(directory: directory.path)
         try second.close()
