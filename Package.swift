@@ -88,6 +88,7 @@ let package = Package(
             providers: [.apt(["liblz4-dev"])]
         ),
         .target(name: "CCRC32C"),
+        .target(name: "CLZ4Codec"),
         .target(name: "CMemoryHints"),
         .target(name: "CThreadNames"),
         .target(name: "CWriteback"),
@@ -95,7 +96,7 @@ let package = Package(
         .target(
             name: "LogbookStorage",
             dependencies: [
-                "CCRC32C", "CMemoryHints", "CThreadNames", "CWriteback",
+                "CCRC32C", "CLZ4Codec", "CMemoryHints", "CThreadNames", "CWriteback",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ] + (buildsOwnLZ4 ? [] : [systemLZ4]),
             swiftSettings: storageSettings),

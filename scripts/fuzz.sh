@@ -23,9 +23,22 @@ if ! (cd Fuzz && swift build --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer
 fi
 [ -x "$binary" ] || { echo "fuzz: the build left no $binary" >&2; exit 1; }
 
+# The own LZ4 block codec is C (Sources/CLZ4Codec): its harness is built by clang with
+# AddressSanitizer and UndefinedBehaviorSanitizer, so one byte out of bounds stops the run,
+# and linked with liblz4 as the reference (Fuzz/CHarness/lz4_block_fuzz.c).
+c_harness="$scratch/lz4-block-c"
+if ! clang -g -O1 -fuse-ld=lld -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -Wall -Wextra -Werror -ISources/CLZ4Codec/include -ISources/CLZ4Codec \
+    Sources/CLZ4Codec/*.c Fuzz/CHarness/lz4_block_fuzz.c -llz4 -o "$c_harness" \
+    >"$scratch/lz4-block-c-build.log" 2>&1; then
+    tail -40 "$scratch/lz4-block-c-build.log" >&2
+    echo "fuzz: the C harness lz4-block-c did not build" >&2
+    exit 1
+fi
+
 # The targets are the binary's own (FuzzTarget.all); a name asked for that it does not have
 # is an error, not a run that fuzzes nothing.
-known="$(LOGBOOK_FUZZ_LIST_TARGETS=1 "$binary")"
+known="$(LOGBOOK_FUZZ_LIST_TARGETS=1 "$binary")"$'\n'lz4-block-c
 targets="${LOGBOOK_FUZZ_TARGETS:-$known}"
 for target in $targets; do
     if ! grep -qx "$target" <<<"$known"; then
@@ -47,7 +60,9 @@ for target in $targets; do
     fi
     log="$scratch/$target.log"
     # SWIFT_BACKTRACE off: libFuzzer, not the Swift runtime, must handle a crash to save it.
-    if ! SWIFT_BACKTRACE=enable=no LOGBOOK_FUZZ_TARGET="$target" "$binary" "$corpus" -max_total_time="$seconds" \
+    runner="$binary"
+    [ "$target" = lz4-block-c ] && runner="$c_harness"
+    if ! SWIFT_BACKTRACE=enable=no LOGBOOK_FUZZ_TARGET="$target" "$runner" "$corpus" -max_total_time="$seconds" \
         -max_len=65536 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
         -artifact_prefix="$scratch/artifacts/$target-" >"$log" 2>&1; then
         echo "fuzz: $target FAILED; input saved under $scratch/artifacts/" >&2

@@ -14,7 +14,8 @@ import Testing
         // CoreMetrics is swift-metrics' API alone: figures go nowhere until a program
         // bootstraps a backend.
         "LogbookStorage": [
-            "Foundation", "CLZ4", "CCRC32C", "CMemoryHints", "CThreadNames", "CWriteback", "Glibc",
+            "Foundation", "CLZ4", "CLZ4Codec", "CCRC32C", "CMemoryHints", "CThreadNames",
+            "CWriteback", "Glibc",
             "Darwin",
             "CoreMetrics",
         ],
