@@ -43,6 +43,7 @@ let package = Package(
         .library(name: "LogbookTesting", targets: ["LogbookTesting"]),
         .library(name: "LogbookWorkloads", targets: ["LogbookWorkloads"]),
         .library(name: "LogbookViews", targets: ["LogbookViews"]),
+        .library(name: "LogbookData", targets: ["LogbookData"]),
         .library(name: "LogbookShipping", targets: ["LogbookShipping"]),
         .library(name: "LogbookNode", targets: ["LogbookNode"]),
         .library(name: "LogbookBench", targets: ["LogbookBench"]),
@@ -109,6 +110,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(
             name: "LogbookViews", dependencies: ["Logbook", "LogbookCRDT", "CMemoryHints"],
+            swiftSettings: strictSettings),
+        .target(
+            name: "LogbookData", dependencies: ["Logbook", "LogbookCRDT"],
             swiftSettings: strictSettings),
         .target(
             name: "LogbookWorkloads",
@@ -204,6 +208,10 @@ let package = Package(
             dependencies: ["Logbook", "LogbookCRDT", "LogbookStorage", "LogbookTesting"],
             swiftSettings: strictSettings),
         .testTarget(name: "TidyTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookDataTests",
+            dependencies: ["LogbookData", "Logbook", "LogbookCRDT", "LogbookTesting"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookViewsTests",
             dependencies: ["LogbookViews", "Logbook", "LogbookCRDT", "LogbookTesting"],

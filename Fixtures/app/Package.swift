@@ -18,6 +18,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Logbook", package: "logbook"),
                 .product(name: "LogbookCRDT", package: "logbook"),
+                .product(name: "LogbookData", package: "logbook"),
                 .product(name: "LogbookViews", package: "logbook"),
                 .product(name: "LogbookTesting", package: "logbook"),
             ]),

@@ -21,6 +21,7 @@ import Testing
         ],
         "Logbook": ["Foundation", "LogbookCRDT", "LogbookStorage", "CMemoryHints", "CoreMetrics"],
         "LogbookViews": ["Foundation", "Logbook", "LogbookCRDT", "CMemoryHints"],
+        "LogbookData": ["Foundation", "Logbook", "LogbookCRDT", "Synchronization"],
         "LogbookWorkloads": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookViews",
         ],

@@ -27,7 +27,8 @@ import Testing
             pattern: "print(",
             directories: [
                 "Sources/LogbookCRDT", "Sources/LogbookStorage", "Sources/Logbook",
-                "Sources/LogbookTesting", "Sources/LogbookViews", "Sources/LogbookShipping",
+                "Sources/LogbookTesting", "Sources/LogbookViews", "Sources/LogbookData",
+                "Sources/LogbookShipping",
                 "Sources/LogbookNode",
             ],
             instead: "return the information, or a swift-log Logger; only the logbook CLI prints"),

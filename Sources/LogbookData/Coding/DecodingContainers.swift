@@ -1,0 +1,151 @@
+import LogbookCRDT
+
+/// A keyed container over an object. A key that is absent and a key holding `.null` both
+/// read as nil (a model's optional property is an absent column); a required key that is
+/// absent is an error that says "nothing" was found.
+struct KeyedValueContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let object: [String: Value]
+    let codingPath: [any CodingKey]
+    /// Set at a model's top level: every key asked about is recorded here.
+    let requestedKeys: RequestedKeys?
+
+    var allKeys: [Key] { object.keys.compactMap { Key(stringValue: $0) } }
+
+    private func lookup(_ key: Key) -> Value? {
+        requestedKeys?.add(key.stringValue)
+        return object[key.stringValue]
+    }
+
+    func contains(_ key: Key) -> Bool { lookup(key) != nil }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        guard let value = lookup(key) else { return true }
+        return value == .null
+    }
+
+    private func take<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
+        let path = codingPath + [key]
+        guard let value = lookup(key) else {
+            throw ValueCodingFailure(codingPath: path, expected: "\(T.self)", found: "nothing")
+        }
+        return try NodeDecoder(value: value, codingPath: path).decode(type)
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try take(type, key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try take(type, key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try take(type, key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try take(type, key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try take(type, key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try take(type, key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try take(type, key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try take(type, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try take(type, key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try take(type, key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try take(type, key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try take(type, key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try take(type, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try take(type, key) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try take(type, key)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key)
+        throws -> KeyedDecodingContainer<NestedKey>
+    {
+        try nestedDecoder(key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try nestedDecoder(key).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        NodeDecoder(value: object["super"] ?? .null, codingPath: codingPath)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        NodeDecoder(value: lookup(key) ?? .null, codingPath: codingPath + [key])
+    }
+
+    private func nestedDecoder(_ key: Key) throws -> NodeDecoder {
+        let path = codingPath + [key]
+        guard let value = lookup(key) else {
+            throw ValueCodingFailure(codingPath: path, expected: "a container", found: "nothing")
+        }
+        return NodeDecoder(value: value, codingPath: path)
+    }
+}
+
+/// An unkeyed container over an array, read front to back.
+struct UnkeyedValueContainer: UnkeyedDecodingContainer {
+    let elements: [Value]
+    let codingPath: [any CodingKey]
+    private(set) var currentIndex = 0
+
+    init(elements: [Value], codingPath: [any CodingKey]) {
+        self.elements = elements
+        self.codingPath = codingPath
+    }
+
+    var count: Int? { elements.count }
+    var isAtEnd: Bool { currentIndex >= elements.count }
+
+    /// The next element's decoder; the index moves on only once the element is decoded.
+    private func nextDecoder(expecting expected: String) throws -> NodeDecoder {
+        let path = codingPath + [IndexKey(currentIndex)]
+        guard !isAtEnd else {
+            throw ValueCodingFailure(
+                codingPath: path, expected: expected,
+                found: "the end of an array of \(elements.count)")
+        }
+        return NodeDecoder(value: elements[currentIndex], codingPath: path)
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard try nextDecoder(expecting: "null").value == .null else { return false }
+        currentIndex += 1
+        return true
+    }
+
+    private mutating func take<T: Decodable>(_ type: T.Type) throws -> T {
+        let decoded = try nextDecoder(expecting: "\(T.self)").decode(type)
+        currentIndex += 1
+        return decoded
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try take(type) }
+    mutating func decode(_ type: String.Type) throws -> String { try take(type) }
+    mutating func decode(_ type: Double.Type) throws -> Double { try take(type) }
+    mutating func decode(_ type: Float.Type) throws -> Float { try take(type) }
+    mutating func decode(_ type: Int.Type) throws -> Int { try take(type) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try take(type) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try take(type) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try take(type) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try take(type) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try take(type) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try take(type) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try take(type) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try take(type) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try take(type) }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try take(type) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
+        let container = try nextDecoder(expecting: "an object").container(keyedBy: type)
+        currentIndex += 1
+        return container
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let container = try nextDecoder(expecting: "an array").unkeyedContainer()
+        currentIndex += 1
+        return container
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let decoder = try nextDecoder(expecting: "a value")
+        currentIndex += 1
+        return decoder
+    }
+}

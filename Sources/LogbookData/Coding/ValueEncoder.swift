@@ -1,0 +1,137 @@
+import Foundation
+import LogbookCRDT
+
+/// Encodes an `Encodable` value into the engine's `Value`: keyed containers become
+/// objects, unkeyed ones arrays, and scalars their `Value` case. Integers take their one
+/// spelling (`Value(integer:)`), `Data` is `.bytes`, `URL` and `Decimal` are strings (their
+/// exact spelling), `Date` is its own Codable form (seconds since 2001, a `.double`, which
+/// reads back bit for bit). A NaN or infinite number is refused with its path: crdt-lite's
+/// JSON cannot carry it.
+enum ValueEncoder {
+    static func encode<T: Encodable>(_ value: T) throws -> Value {
+        let node = EncodingNode()
+        try node.encode(value, codingPath: [])
+        return node.resolved()
+    }
+}
+
+/// Why a value could not be encoded or decoded, and where.
+struct ValueCodingFailure: Error {
+    var codingPath: [any CodingKey]
+    var expected: String
+    var found: String
+
+    /// The path as `column.key[2].key`.
+    var path: String { ValueCodingFailure.spell(codingPath) }
+
+    static func spell(_ codingPath: [any CodingKey]) -> String {
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue, key.stringValue == String(index) {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : "." + key.stringValue
+            }
+        }
+        return text
+    }
+}
+
+/// One value being encoded: a scalar, or the children of a keyed or unkeyed container.
+final class EncodingNode {
+    private var scalar: Value?
+    private var keyed: [String: EncodingNode]?
+    private var unkeyed: [EncodingNode]?
+
+    func resolved() -> Value {
+        if let keyed { return .object(keyed.mapValues { $0.resolved() }) }
+        if let unkeyed { return .array(unkeyed.map { $0.resolved() }) }
+        return scalar ?? .object([:])
+    }
+
+    func set(_ value: Value) { scalar = value }
+
+    /// Marks the node a keyed container, so that one with no keys is an empty object.
+    func beginKeyed() { if keyed == nil { keyed = [:] } }
+
+    /// Marks the node an unkeyed container, so that one with no elements is an empty array.
+    func beginUnkeyed() { if unkeyed == nil { unkeyed = [] } }
+
+    func child(forKey key: String) -> EncodingNode {
+        beginKeyed()
+        let node = EncodingNode()
+        keyed?[key] = node
+        return node
+    }
+
+    func appendedChild() -> EncodingNode {
+        beginUnkeyed()
+        let node = EncodingNode()
+        unkeyed?.append(node)
+        return node
+    }
+
+    var childCount: Int { unkeyed?.count ?? 0 }
+
+    func encode<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws {
+        if let scalar = try Self.scalar(value, codingPath) {
+            set(scalar)
+            return
+        }
+        switch value {
+        case let data as Data: set(.bytes(Array(data)))
+        case let url as URL: set(.string(url.absoluteString))
+        case let decimal as Decimal: set(.string(decimal.description))
+        default: try value.encode(to: NodeEncoder(node: self, codingPath: codingPath))
+        }
+    }
+
+    /// A Swift scalar's `Value`; nil for any other type. Each scalar is caught here, before
+    /// its own `encode(to:)`, which would come back to this node through a container.
+    private static func scalar<T>(_ value: T, _ codingPath: [any CodingKey]) throws -> Value? {
+        switch value {
+        case let bool as Bool: return .bool(bool)
+        case let string as String: return .string(string)
+        case let double as Double: return try finite(double, codingPath)
+        case let float as Float: return try finite(Double(float), codingPath)
+        case let int as Int: return .int(Int64(int))
+        case let int as Int8: return .int(Int64(int))
+        case let int as Int16: return .int(Int64(int))
+        case let int as Int32: return .int(Int64(int))
+        case let int as Int64: return .int(int)
+        case let int as UInt: return Value(integer: UInt64(int))
+        case let int as UInt8: return Value(integer: UInt64(int))
+        case let int as UInt16: return Value(integer: UInt64(int))
+        case let int as UInt32: return Value(integer: UInt64(int))
+        case let int as UInt64: return Value(integer: int)
+        default: return nil
+        }
+    }
+
+    static func finite(_ double: Double, _ codingPath: [any CodingKey]) throws -> Value {
+        guard double.isFinite else {
+            throw ValueCodingFailure(
+                codingPath: codingPath, expected: "a finite number", found: "\(double)")
+        }
+        return .double(double)
+    }
+}
+
+/// The `Encoder` over one node.
+struct NodeEncoder: Encoder {
+    let node: EncodingNode
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(KeyedNodeContainer<Key>(node: node, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        UnkeyedNodeContainer(node: node, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        SingleNodeContainer(node: node, codingPath: codingPath)
+    }
+}

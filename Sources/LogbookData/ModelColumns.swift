@@ -1,0 +1,112 @@
+import LogbookCRDT
+import Synchronization
+
+/// How a model's value and its record's columns map to each other.
+///
+/// A model is encoded to an object whose keys are its columns. Saving erases a stored
+/// column the encoding lacks only when the model knows it — a key its `init(from:)` asks
+/// about, recorded on every decode of the type — so that an optional set to nil is erased
+/// while a column written by a newer version of the app, unknown to this one, is kept.
+enum ModelColumns {
+    /// Per model type, every key its decoding has asked about.
+    private static let known = Mutex<[ObjectIdentifier: Set<String>]>([:])
+
+    /// The columns `model` encodes to.
+    static func encode<M: LogbookModel>(_ model: M) throws(ModelError) -> [String: Value] {
+        let value: Value
+        do {
+            value = try ValueEncoder.encode(model)
+        } catch let failure as ValueCodingFailure {
+            throw .unencodable(
+                recordId: model.recordId, path: failure.path,
+                reason: "expected \(failure.expected), found \(failure.found)")
+        } catch {
+            throw .unencodable(recordId: model.recordId, path: "", reason: "\(error)")
+        }
+        guard case .object(let columns) = value else {
+            throw .unencodable(
+                recordId: model.recordId, path: "",
+                reason: "a model must encode to keyed properties, not \(value.kindDescription)")
+        }
+        return columns
+    }
+
+    /// The model a record's columns hold; learns the keys the type asks for.
+    static func decode<M: LogbookModel>(
+        _ type: M.Type, recordId: String, columns: [String: Value]
+    ) throws(ModelError) -> M {
+        let requested = RequestedKeys()
+        do {
+            let model = try ValueDecoder.decode(
+                type, from: .object(columns), requestedKeys: requested)
+            learn(type, requested.names)
+            return model
+        } catch let failure as ValueCodingFailure {
+            throw .undecodable(
+                recordId: recordId, path: failure.path, expected: failure.expected,
+                found: failure.found)
+        } catch let error as DecodingError {
+            let context = Self.context(of: error)
+            throw .undecodable(
+                recordId: recordId, path: ValueCodingFailure.spell(context?.codingPath ?? []),
+                expected: "a value the model's init(from:) accepts",
+                found: context?.debugDescription ?? "\(error)")
+        } catch {
+            throw .undecodable(
+                recordId: recordId, path: "", expected: "a value the model accepts",
+                found: "\(error)")
+        }
+    }
+
+    /// Where a model's own `init(from:)` threw, and what it said.
+    private static func context(of error: DecodingError) -> DecodingError.Context? {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context),
+            .keyNotFound(_, let context), .dataCorrupted(let context):
+            return context
+        @unknown default:
+            return nil
+        }
+    }
+
+    /// The columns the model type knows: those its decoding asks about. Learned from
+    /// `columns` (the model's own encoding) the first time the type is seen.
+    static func knownColumns<M: LogbookModel>(
+        _ type: M.Type, recordId: String, encoded columns: [String: Value]
+    ) throws(ModelError) -> Set<String> {
+        if let names = known.withLock({ $0[ObjectIdentifier(type)] }) { return names }
+        _ = try decode(type, recordId: recordId, columns: columns)
+        return known.withLock { $0[ObjectIdentifier(type)] } ?? []
+    }
+
+    private static func learn<M>(_ type: M.Type, _ names: Set<String>) {
+        known.withLock { known in
+            let key = ObjectIdentifier(type)
+            if let already = known[key], already.isSuperset(of: names) { return }
+            known[key, default: []].formUnion(names)
+        }
+    }
+
+    /// The writes that take a record from `stored` columns to `encoded` ones: one
+    /// `insertOrUpdate` of the columns whose value differs (none when all are equal), and a
+    /// `deleteField` for each stored column the model knows and no longer encodes.
+    static func writes(
+        recordId: String, stored: [String: Value], encoded: [String: Value],
+        known: Set<String>
+    ) -> [LocalWrite] {
+        var changed: [(String, Value)] = []
+        for (column, value) in encoded where stored[column] != value {
+            changed.append((column, value))
+        }
+        changed.sort { $0.0 < $1.0 }
+        var writes: [LocalWrite] = []
+        if !changed.isEmpty {
+            writes.append(.insertOrUpdate(recordId, fields: changed))
+        }
+        let erased = stored.keys.filter { encoded[$0] == nil && known.contains($0) }
+        for column in erased.sorted() {
+            writes.append(.deleteField(recordId, fieldName: column))
+        }
+        return writes
+    }
+}
