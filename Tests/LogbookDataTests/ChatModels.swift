@@ -1,5 +1,7 @@
 import Foundation
+import Logbook
 import LogbookData
+import LogbookTesting
 
 // The chat schema the data layer is tried on: a message with every kind of scalar, an
 // optional, a nested array of structs, and a UUID id.
@@ -56,4 +58,15 @@ extension Message {
             link: URL(string: "https://example.com/a?b=c"), price: Decimal(string: "19.99"),
             small: -128, large: .max, flags: [true, false])
     }
+}
+
+/// Runs `body` on a Logbook in a fresh directory, closed and removed afterwards.
+func withLogbook(
+    nodeId: UInt64 = 1, _ body: (Logbook, TemporaryDirectory) async throws -> Void
+) async throws {
+    let directory = TemporaryDirectory()
+    defer { directory.remove() }
+    let logbook = try Logbook.open(directory: directory.path, nodeId: nodeId)
+    try await body(logbook, directory)
+    try logbook.close()
 }

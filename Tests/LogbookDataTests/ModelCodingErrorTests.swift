@@ -78,38 +78,34 @@ import Testing
     }
 
     @Test func aNonFiniteNumberIsRefusedBeforeAnythingIsWritten() async throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let logbook = try Logbook.open(directory: directory.path, nodeId: 1)
-        defer { try? logbook.close() }
-        var message = Message.sample()
-        message.score = .infinity
-        await #expect {
-            try await logbook.save([Message.sample(), message])
-        } throws: { error in
-            guard case ModelError.unencodable(message.recordId, "score", let reason) = error
-            else { return false }
-            return reason.contains("finite")
+        try await withLogbook { logbook, _ in
+            var message = Message.sample()
+            message.score = .infinity
+            await #expect {
+                try await logbook.save([Message.sample(), message])
+            } throws: { error in
+                guard case ModelError.unencodable(message.recordId, "score", let reason) = error
+                else { return false }
+                return reason.contains("finite")
+            }
+            #expect(logbook.records().isEmpty)
         }
-        #expect(logbook.records().isEmpty)
     }
 
     @Test func scalarsReadBackExactly() async throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let logbook = try Logbook.open(directory: directory.path, nodeId: 1)
-        defer { try? logbook.close() }
-        var message = Message.sample()
-        message.sentAt = Date(timeIntervalSinceReferenceDate: .pi * 1e8)
-        message.score = .leastNonzeroMagnitude
-        message.tokens = .min
-        message.price = Decimal(string: "-12345678901234567890.0123456789")
-        message.text = "é\u{301} 🏳️‍🌈 \u{0}"
-        try await logbook.save(message)
-        let read = try #require(try logbook.model(Message.self, id: message.id))
-        #expect(
-            read.sentAt.timeIntervalSinceReferenceDate.bitPattern
-                == message.sentAt.timeIntervalSinceReferenceDate.bitPattern)
-        #expect(read == message)
+        try await withLogbook { logbook, _ in
+            var message = Message.sample()
+            message.sentAt = Date(timeIntervalSinceReferenceDate: .pi * 1e8)
+            message.score = .leastNonzeroMagnitude
+            message.tokens = .min
+            message.price = Decimal(string: "-12345678901234567890.0123456789")
+            message.text = "é\u{301} 🏳️‍🌈 \u{0}"
+            try await logbook.save(message)
+            let read = try #require(try logbook.model(Message.self, id: message.id))
+            #expect(
+                read.sentAt.timeIntervalSinceReferenceDate.bitPattern
+                    == message.sentAt.timeIntervalSinceReferenceDate.bitPattern)
+            #expect(read == message)
+        }
     }
 }

@@ -7,16 +7,6 @@ import Testing
 
 // Saving, reading, updating and deleting models: column by column, as crdt-lite merges.
 @Suite struct ModelStoreTests {
-    private func withLogbook(
-        nodeId: UInt64 = 1, _ body: (Logbook, TemporaryDirectory) async throws -> Void
-    ) async throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let logbook = try Logbook.open(directory: directory.path, nodeId: nodeId)
-        try await body(logbook, directory)
-        try logbook.close()
-    }
-
     @Test func aSavedModelReadsBackEqualWithOneColumnPerStoredProperty() async throws {
         try await withLogbook { logbook, _ in
             let message = Message.sample()
