@@ -58,7 +58,7 @@ struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 }
 
 /// An unkeyed container: an array, one child node per element.
-struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
+struct UnkeyedNodeContainer: UnkeyedEncodingContainer, ScalarForwarding {
     let node: EncodingNode
     let codingPath: [any CodingKey]
     var count: Int { node.childCount }
@@ -72,23 +72,7 @@ struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
     private var nextPath: [any CodingKey] { codingPath + [IndexKey(count)] }
 
     mutating func encodeNil() throws { node.appendedChild().set(.null) }
-    mutating func encode(_ value: Bool) throws { try encodeAny(value) }
-    mutating func encode(_ value: String) throws { try encodeAny(value) }
-    mutating func encode(_ value: Double) throws { try encodeAny(value) }
-    mutating func encode(_ value: Float) throws { try encodeAny(value) }
-    mutating func encode(_ value: Int) throws { try encodeAny(value) }
-    mutating func encode(_ value: Int8) throws { try encodeAny(value) }
-    mutating func encode(_ value: Int16) throws { try encodeAny(value) }
-    mutating func encode(_ value: Int32) throws { try encodeAny(value) }
-    mutating func encode(_ value: Int64) throws { try encodeAny(value) }
-    mutating func encode(_ value: UInt) throws { try encodeAny(value) }
-    mutating func encode(_ value: UInt8) throws { try encodeAny(value) }
-    mutating func encode(_ value: UInt16) throws { try encodeAny(value) }
-    mutating func encode(_ value: UInt32) throws { try encodeAny(value) }
-    mutating func encode(_ value: UInt64) throws { try encodeAny(value) }
-    mutating func encode<T: Encodable>(_ value: T) throws { try encodeAny(value) }
-
-    private func encodeAny<T: Encodable>(_ value: T) throws {
+    func encodeAny<T: Encodable>(_ value: T) throws {
         let path = nextPath
         try node.appendedChild().encode(value, codingPath: path)
     }
@@ -113,28 +97,12 @@ struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
 }
 
 /// A single value, encoded into the node itself.
-struct SingleNodeContainer: SingleValueEncodingContainer {
+struct SingleNodeContainer: SingleValueEncodingContainer, ScalarForwarding {
     let node: EncodingNode
     let codingPath: [any CodingKey]
 
     mutating func encodeNil() throws { node.set(.null) }
-    mutating func encode(_ value: Bool) throws { try encodeAny(value) }
-    mutating func encode(_ value: String) throws { try encodeAny(value) }
-    mutating func encode(_ value: Double) throws { try encodeAny(value) }
-    mutating func encode(_ value: Float) throws { try encodeAny(value) }
-    mutating func encode(_ value: Int) throws { try encodeAny(value) }
-    mutating func encode(_ value: Int8) throws { try encodeAny(value) }
-    mutating func encode(_ value: Int16) throws { try encodeAny(value) }
-    mutating func encode(_ value: Int32) throws { try encodeAny(value) }
-    mutating func encode(_ value: Int64) throws { try encodeAny(value) }
-    mutating func encode(_ value: UInt) throws { try encodeAny(value) }
-    mutating func encode(_ value: UInt8) throws { try encodeAny(value) }
-    mutating func encode(_ value: UInt16) throws { try encodeAny(value) }
-    mutating func encode(_ value: UInt32) throws { try encodeAny(value) }
-    mutating func encode(_ value: UInt64) throws { try encodeAny(value) }
-    mutating func encode<T: Encodable>(_ value: T) throws { try encodeAny(value) }
-
-    private func encodeAny<T: Encodable>(_ value: T) throws {
+    func encodeAny<T: Encodable>(_ value: T) throws {
         try node.encode(value, codingPath: codingPath)
     }
 }
@@ -150,4 +118,28 @@ struct IndexKey: CodingKey {
         guard let index = Int(stringValue) else { return nil }
         intValue = index
     }
+}
+
+/// A container whose every typed `encode` is `encodeAny`: the unkeyed and the single-value
+/// containers' requirements are the same list, written once here.
+protocol ScalarForwarding {
+    func encodeAny<T: Encodable>(_ value: T) throws
+}
+
+extension ScalarForwarding {
+    mutating func encode(_ value: Bool) throws { try encodeAny(value) }
+    mutating func encode(_ value: String) throws { try encodeAny(value) }
+    mutating func encode(_ value: Double) throws { try encodeAny(value) }
+    mutating func encode(_ value: Float) throws { try encodeAny(value) }
+    mutating func encode(_ value: Int) throws { try encodeAny(value) }
+    mutating func encode(_ value: Int8) throws { try encodeAny(value) }
+    mutating func encode(_ value: Int16) throws { try encodeAny(value) }
+    mutating func encode(_ value: Int32) throws { try encodeAny(value) }
+    mutating func encode(_ value: Int64) throws { try encodeAny(value) }
+    mutating func encode(_ value: UInt) throws { try encodeAny(value) }
+    mutating func encode(_ value: UInt8) throws { try encodeAny(value) }
+    mutating func encode(_ value: UInt16) throws { try encodeAny(value) }
+    mutating func encode(_ value: UInt32) throws { try encodeAny(value) }
+    mutating func encode(_ value: UInt64) throws { try encodeAny(value) }
+    mutating func encode<T: Encodable>(_ value: T) throws { try encodeAny(value) }
 }
