@@ -45,8 +45,9 @@ extension Logbook {
     public func models<M: LogbookModel>(_ type: M.Type) throws(ModelError) -> [M] {
         let prefix = M.recordPrefix
         var found: [M] = []
-        for (recordId, record) in records().sorted(by: { $0.key < $1.key })
-        where recordId.hasPrefix(prefix) {
+        // Only this type's records are sorted, not the whole state.
+        let mine = records().filter { $0.key.hasPrefix(prefix) }.sorted { $0.key < $1.key }
+        for (recordId, record) in mine {
             found.append(try ModelColumns.decode(type, recordId: recordId, columns: record.fields))
         }
         return found
@@ -86,11 +87,12 @@ extension Logbook {
     /// The writes that save `model`; none when the record already holds it.
     private func modelWrites<M: LogbookModel>(_ model: M) throws(ModelError) -> [LocalWrite] {
         let recordId = model.recordId
-        if isTombstoned(recordId) { throw .deleted(recordId: recordId) }
+        // A live record is not tombstoned: one read of the state, not two, per model.
+        let stored = getRecord(recordId)
+        if stored == nil, isTombstoned(recordId) { throw .deleted(recordId: recordId) }
         let encoded = try ModelColumns.encode(model)
         let known = try ModelColumns.knownColumns(M.self, recordId: recordId, encoded: encoded)
         return ModelColumns.writes(
-            recordId: recordId, stored: getRecord(recordId)?.fields ?? [:], encoded: encoded,
-            known: known)
+            recordId: recordId, stored: stored?.fields ?? [:], encoded: encoded, known: known)
     }
 }

@@ -80,11 +80,7 @@ enum ModelColumns {
     }
 
     private static func learn<M>(_ type: M.Type, _ names: Set<String>) {
-        known.withLock { known in
-            let key = ObjectIdentifier(type)
-            if let already = known[key], already.isSuperset(of: names) { return }
-            known[key, default: []].formUnion(names)
-        }
+        known.withLock { $0[ObjectIdentifier(type), default: []].formUnion(names) }
     }
 
     /// The writes that take a record from `stored` columns to `encoded` ones: one
