@@ -14,6 +14,11 @@ extension Logbook {
     /// is written. So does `.limitExceeded` when the writes would take the clock past
     /// `ChangeLimits.versionMax`. A write to a column whose version is at that limit throws
     /// `.limitExceeded` naming it (`changeIndex`); the writes before it are made and logged.
+    /// So does an `insertOrUpdate` of a deleted record (deleted before the call or earlier in
+    /// it, or fenced by tombstone GC), with `.recordDeleted`: crdt-lite never revives a
+    /// deleted record, and its own call would drop the write without a word. A
+    /// `deleteField` or `deleteRecord` of one changes nothing and is not refused: the record
+    /// already is what it asks for. Use `transaction(_:)` for all or nothing.
     ///
     /// Durability: as the single calls. Not atomic across a crash: the log may keep a prefix
     /// of the writes' changes, in order, as it would of the same writes made one by one.
@@ -39,6 +44,7 @@ extension Logbook {
             let fenced = fencedIds
             let outcome = crdt.write(
                 admitted, refusingColumnVersionsFrom: ChangeLimits.versionMax,
+                refusingDeletedRecords: true,
                 skipping: fenced.isEmpty ? { _ in false } : { fenced.contains($0) })
             if let (index, reason) = outcome.refusal {
                 var refused = ChangeAdmission.refusal(reason, recordId: admitted[index].recordId)

@@ -30,6 +30,13 @@ public struct LogbookError: Error, Sendable, CustomStringConvertible {
         /// A peer's stated position (offset and epoch) is not one this log holds: it was
         /// restored from an older copy, or is another log. The peer must resync from state.
         public static let diverged = Code(name: "diverged")
+        /// A write to a deleted record was refused: crdt-lite never revives a deleted record
+        /// (its delete wins over every write, on every replica), so the write would be lost.
+        /// Store the data under a new id, or mark the record hidden instead of deleting it.
+        public static let recordDeleted = Code(name: "recordDeleted")
+        /// A transaction's reads changed under it (another write or a merge) on every
+        /// attempt it was given; nothing of it was written.
+        public static let conflict = Code(name: "conflict")
         /// The code's name.
         public var description: String { name }
     }

@@ -77,7 +77,7 @@ extension Log {
     }
 
     /// What every append checks first: the log is open and writable.
-    private func prepareToAppend() throws(StorageError) {
+    func prepareToAppend() throws(StorageError) {
         guard !isClosed else {
             throw StorageError(.closed, "append to a closed log", path: directory)
         }
@@ -102,7 +102,7 @@ extension Log {
     /// Deals with a pending batch that reached its target: hands it to another thread to
     /// compress and starts the next, after writing the one compressed before it
     /// (`LogConfiguration.compressesFullBatchesAhead`); or writes it now.
-    private func flushFullBatch() throws(StorageError) {
+    func flushFullBatch() throws(StorageError) {
         guard configuration.compressesFullBatchesAhead else { return try flush() }
         try writeCompressedBatch()
         var full = spareBatch ?? BatchEncoder()

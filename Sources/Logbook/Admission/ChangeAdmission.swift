@@ -173,6 +173,21 @@ package enum ChangeAdmission {
     }
 
     /// A local write refused because a column's version is at `ChangeLimits.versionMax`.
+    static func refusal(_ reason: LocalWriteRefusal, recordId: String) -> LogbookError {
+        switch reason {
+        case .columnVersionAtLimit(let limit): return refusal(limit, recordId: recordId)
+        case .recordDeleted: return deletedRecordRefusal(recordId: recordId)
+        }
+    }
+
+    /// The refusal of a write that sets fields of a deleted record.
+    static func deletedRecordRefusal(recordId: String) -> LogbookError {
+        refusal(
+            "the record is deleted, and crdt-lite never revives a deleted record (its delete "
+                + "wins on every replica); write it under a new id", recordId: recordId,
+            column: nil, code: .recordDeleted)
+    }
+
     static func refusal(_ limit: ColumnVersionAtLimit, recordId: String) -> LogbookError {
         refusal(
             "its colVersion is \(limit.colVersion), the largest version (ChangeLimits.versionMax)",

@@ -94,11 +94,15 @@ extension ReplicaState {
     /// A write to a record `isSkipped` names makes no change, as the engine's fence makes
     /// `insertOrUpdate` and `deleteRecord` (not `deleteField`, which needs a live record) do.
     /// The first write refused for a column at `limit` ends the call: the writes before it
-    /// stay made, and the outcome names it.
+    /// stay made, and the outcome names it. With `refusingDeletedRecords`, so does the first
+    /// `insertOrUpdate` of a tombstoned or skipped record (`LocalWriteRefusal.recordDeleted`),
+    /// which crdt-lite's call would leave alone without a word (after a tick of the clock).
     public func write(
         _ writes: [LocalWrite], flags: UInt32 = 0, refusingColumnVersionsFrom limit: UInt64 = .max,
-        skipping isSkipped: (String) -> Bool = { _ in false }
+        refusingDeletedRecords: Bool = false, skipping isSkipped: (String) -> Bool = { _ in false }
     ) -> LocalWriteOutcome {
-        storage.write(writes, nodeId: nodeId, flags: flags, limit: limit, skipping: isSkipped)
+        storage.write(
+            writes, nodeId: nodeId, flags: flags, limit: limit,
+            refusingDeletedRecords: refusingDeletedRecords, skipping: isSkipped)
     }
 }

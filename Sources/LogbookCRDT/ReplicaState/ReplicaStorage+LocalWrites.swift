@@ -117,7 +117,7 @@ extension ReplicaStorage {
     /// ahead being loaded into the cache meanwhile; stops at the first write refused.
     mutating func write(
         _ writes: [LocalWrite], nodeId: NodeId, flags: UInt32, limit: UInt64,
-        skipping isSkipped: (String) -> Bool
+        refusingDeletedRecords: Bool, skipping isSkipped: (String) -> Bool
     ) -> LocalWriteOutcome {
         var outcome = LocalWriteOutcome()
         var changes = WrittenChanges(over: [])
@@ -126,10 +126,11 @@ extension ReplicaStorage {
             forEachPrefetched(count: writes.count, recordId: { writes[$0].recordId }) {
                 storage, index, hash in
                 guard outcome.refusal == nil else { return }
-                do throws(ColumnVersionAtLimit) {
+                do throws(LocalWriteRefusal) {
                     try storage.make(
                         writes[index], hash: hash, nodeId: nodeId, flags: flags, limit: limit,
-                        skipping: isSkipped, into: &changes)
+                        refusingDeletedRecords: refusingDeletedRecords, skipping: isSkipped,
+                        into: &changes)
                 } catch {
                     outcome.refusal = (index, error)
                 }
@@ -145,20 +146,38 @@ extension ReplicaStorage {
     @inline(__always)
     private mutating func make(
         _ write: LocalWrite, hash: UInt64, nodeId: NodeId, flags: UInt32, limit: UInt64,
-        skipping isSkipped: (String) -> Bool, into changes: inout WrittenChanges
-    ) throws(ColumnVersionAtLimit) {
+        refusingDeletedRecords: Bool, skipping isSkipped: (String) -> Bool,
+        into changes: inout WrittenChanges
+    ) throws(LocalWriteRefusal) {
         switch write {
         case .insertOrUpdate(let recordId, let fields):
-            if isSkipped(recordId) { return }
-            try insertOrUpdate(
-                recordId, hash: hash, fields: fields, nodeId: nodeId, flags: flags, limit: limit,
-                usingColumnsHint: false, into: &changes)
-        case .deleteField(let recordId, let fieldName):
-            if let change = try deleteField(
-                recordId, hash: hash, fieldName: fieldName, nodeId: nodeId, flags: flags,
-                limit: limit, usingColumnsHint: false)
+            if isSkipped(recordId) {
+                if refusingDeletedRecords { throw .recordDeleted }
+                return
+            }
+            // One more lookup, of a record the batch's prefetch has brought into the cache.
+            if refusingDeletedRecords, let number = number(of: recordId, hash: hash),
+                entries[number].status == .tombstoned
             {
-                changes.append(change)
+                throw .recordDeleted
+            }
+            do throws(ColumnVersionAtLimit) {
+                try insertOrUpdate(
+                    recordId, hash: hash, fields: fields, nodeId: nodeId, flags: flags,
+                    limit: limit, usingColumnsHint: false, into: &changes)
+            } catch {
+                throw .columnVersionAtLimit(error)
+            }
+        case .deleteField(let recordId, let fieldName):
+            do throws(ColumnVersionAtLimit) {
+                if let change = try deleteField(
+                    recordId, hash: hash, fieldName: fieldName, nodeId: nodeId, flags: flags,
+                    limit: limit, usingColumnsHint: false)
+                {
+                    changes.append(change)
+                }
+            } catch {
+                throw .columnVersionAtLimit(error)
             }
         case .deleteRecord(let recordId):
             if isSkipped(recordId) { return }
