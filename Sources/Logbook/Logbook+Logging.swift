@@ -9,18 +9,20 @@ extension Logbook {
     /// was accepted, or a local write, answering with its changes (all accepted, `nil`).
     /// Appends each accepted change straight from where it lies, with its new local version:
     /// no change is copied unless a view takes it. Then waits for the durability mode's
-    /// promise.
+    /// promise. `together`: the changes go into one batch of the log (`Log.appendTogether`),
+    /// kept whole or not at all by recovery, as a transaction's are.
     ///
     /// Inlined into each write, so that a write awaits (and has an async frame of its own
     /// beyond its caller's) only under group commit: each frame is a task allocation and a
     /// free, about 170 instructions of a one-change write.
     @inline(__always)
     nonisolated(nonsending) func logged(
+        together: Bool = false,
         _ operation: (ReplicaState) throws(LogbookError) -> (
             batch: [Change<String, String, Value>], acceptance: AcceptedChanges?
         )
     ) async throws(LogbookError) -> MergedChanges {
-        let merged = try logUnderLock(operation)
+        let merged = try logUnderLock(together: together, operation)
         if let committer { try await waitUntilDurable(merged.offsets.upperBound, committer) }
         return merged
     }
@@ -31,6 +33,7 @@ extension Logbook {
     /// its result's optional acceptance destroyed through the type's metadata).
     @inline(__always)
     func logUnderLock(
+        together: Bool = false,
         _ operation: (ReplicaState) throws(LogbookError) -> (
             batch: [Change<String, String, Value>], acceptance: AcceptedChanges?
         )
@@ -43,7 +46,7 @@ extension Logbook {
             do throws(StorageError) {
                 // The offsets come from the appends themselves, not from further reads of
                 // the log's next offset.
-                var offsets = try appendAccepted(batch, acceptance)
+                var offsets = try appendAccepted(batch, acceptance, together: together)
                 let clock = crdt.getClock().currentTime()
                 if clock > loggedClock {
                     offsets = offsets.lowerBound..<(try append(.clock(clock)).upperBound)
@@ -99,7 +102,8 @@ extension Logbook {
     /// is encoded where it lies, and copied only when a view takes it. Called with the lock
     /// held. Returns the offsets the records took (empty, at the log's end, for none).
     private func appendAccepted(
-        _ batch: [Change<String, String, Value>], _ acceptance: AcceptedChanges?
+        _ batch: [Change<String, String, Value>], _ acceptance: AcceptedChanges?,
+        together: Bool
     ) throws(StorageError) -> Range<UInt64> {
         // Each change is read where it lies, by the codec's inlined size and write: a copy
         // (its strings retained and released) for each of the two showed in profiles.
@@ -110,7 +114,7 @@ extension Logbook {
                 return (acceptance.positions[index], acceptance.localDbVersions[index])
             }
             return try appendRecords(
-                count: acceptance?.positions.count ?? changes.count,
+                count: acceptance?.positions.count ?? changes.count, together: together,
                 describedBy: { index in
                     let (position, version) = accepted(index)
                     let size = ChangeRecordCodec.size(
@@ -138,20 +142,22 @@ extension Logbook {
     /// describedBy:writtenBy:)`), and counts them into the logged clock and the bytes since
     /// the last snapshot. Called with the lock held.
     private func appendRecords(
-        count: Int, describedBy describe: (Int) -> (byteCount: Int, version: UInt64),
+        count: Int, together: Bool = false,
+        describedBy describe: (Int) -> (byteCount: Int, version: UInt64),
         writtenBy write: (Int, UnsafeMutableRawPointer) -> Int
     ) throws(StorageError) -> Range<UInt64> {
         var highest: UInt64 = 0
         var bytes = 0
-        let offsets = try log.append(
-            count: count,
-            describedBy: { index in
-                let record = describe(index)
-                highest = max(highest, record.version)
-                bytes += record.byteCount
-                return record
-            },
-            writtenBy: write)
+        func counted(_ index: Int) -> (byteCount: Int, version: UInt64) {
+            let record = describe(index)
+            highest = max(highest, record.version)
+            bytes += record.byteCount
+            return record
+        }
+        let offsets =
+            together
+            ? try log.appendTogether(count: count, describedBy: counted, writtenBy: write)
+            : try log.append(count: count, describedBy: counted, writtenBy: write)
         loggedClock = max(loggedClock, highest)
         snapshots.bytesSinceLast += Int64(bytes)
         return offsets

@@ -16,21 +16,19 @@ extension Logbook {
         try await save([model])
     }
 
-    /// Stores every model in `models` as `save(_:)` does, in one batch: one append to the
-    /// log and one wait for durability, for imports.
+    /// Stores every model in `models` as `save(_:)` does, in one transaction: one batch of
+    /// the log, kept whole or not at all by a crash, and one wait for durability. Up to
+    /// 16 MiB of changes a call (a batch's limit); larger imports save in slices.
     @discardableResult
     public nonisolated(nonsending) func save<M: LogbookModel>(_ models: [M])
         async throws(ModelError) -> [Change<String, String, Value>]
     {
-        var writes: [LocalWrite] = []
-        for model in models {
-            writes += try modelWrites(model)
-        }
-        guard !writes.isEmpty else { return [] }
         do {
-            return try await write(writes)
+            return try await transactionWithChanges { transaction in
+                for model in models { try transaction.save(model) }
+            }.changes
         } catch {
-            throw .engine(error)
+            throw ModelError(transactionError: error)
         }
     }
 
@@ -53,23 +51,22 @@ extension Logbook {
         return found
     }
 
-    /// Reads the model with `id`, lets `change` edit it, and saves it: only the properties
-    /// `change` set to new values are written. Throws `.notFound` when there is no such
-    /// model, `.deleted` when it was deleted.
+    /// Reads the model with `id`, lets `change` edit it, and saves it, in one transaction:
+    /// only the properties `change` set to new values are written, and when the record
+    /// changes between the read and the write (another task, a merge), `change` runs again on
+    /// what is there now, so it must do nothing but edit the model. Throws `.notFound` when
+    /// there is no such model, `.deleted` when it was deleted.
     @discardableResult
     public nonisolated(nonsending) func update<M: LogbookModel>(
         _ type: M.Type, id: M.ID, _ change: (inout M) -> Void
     ) async throws(ModelError) -> [Change<String, String, Value>] {
-        let recordId = M.recordId(for: id)
-        if isTombstoned(recordId) { throw .deleted(recordId: recordId) }
-        guard var model = try model(type, id: id) else { throw .notFound(recordId: recordId) }
-        change(&model)
-        guard model.id == id else {
-            throw .unencodable(
-                recordId: recordId, path: "id",
-                reason: "update changed the model's id; save it as a new model instead")
+        do {
+            return try await transactionWithChanges { transaction in
+                try transaction.update(type, id: id, change)
+            }.changes
+        } catch {
+            throw ModelError(transactionError: error)
         }
-        return try await save(model)
     }
 
     /// Deletes the model's record. False when there was none to delete (already deleted).
@@ -82,17 +79,5 @@ extension Logbook {
         } catch {
             throw .engine(error)
         }
-    }
-
-    /// The writes that save `model`; none when the record already holds it.
-    private func modelWrites<M: LogbookModel>(_ model: M) throws(ModelError) -> [LocalWrite] {
-        let recordId = model.recordId
-        // A live record is not tombstoned: one read of the state, not two, per model.
-        let stored = getRecord(recordId)
-        if stored == nil, isTombstoned(recordId) { throw .deleted(recordId: recordId) }
-        let encoded = try ModelColumns.encode(model)
-        let known = try ModelColumns.knownColumns(M.self, recordId: recordId, encoded: encoded)
-        return ModelColumns.writes(
-            recordId: recordId, stored: stored?.fields ?? [:], encoded: encoded, known: known)
     }
 }

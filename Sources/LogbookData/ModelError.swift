@@ -39,6 +39,25 @@ public enum ModelError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+extension ModelError {
+    /// The engine's error for a write to `recordId`: its refusal of a deleted record is
+    /// `.deleted`, anything else `.engine`.
+    init(_ error: LogbookError, recordId: String) {
+        self = error.code == .recordDeleted ? .deleted(recordId: recordId) : .engine(error)
+    }
+
+    /// What a transaction of models threw: a `ModelError` as it is, the engine's as
+    /// `.engine`. A model body throws nothing else.
+    init(transactionError error: any Error) {
+        switch error {
+        case let error as ModelError: self = error
+        case let error as LogbookError: self = .engine(error)
+        default:
+            self = .engine(LogbookError(.invalidChange, "a model transaction threw \(error)"))
+        }
+    }
+}
+
 extension ModelError: Equatable {
     /// Equal when the case and its fields are; an engine error by its code, message, path
     /// and place (what `LogbookError` says of itself).
