@@ -19,13 +19,15 @@ extension Logbook {
     /// deleted record, and its own call would drop the write without a word. A
     /// `deleteField` or `deleteRecord` of one changes nothing and is not refused: the record
     /// already is what it asks for. Use `transaction(_:)` for all or nothing.
+    /// `skippingDeletedRecords` makes such a write as crdt-lite's call does instead (no
+    /// change, a tick of the clock), for replaying a workload written against crdt-lite.
     ///
     /// Durability: as the single calls. Not atomic across a crash: the log may keep a prefix
     /// of the writes' changes, in order, as it would of the same writes made one by one.
     @discardableResult
-    public nonisolated(nonsending) func write(_ writes: [LocalWrite])
-        async throws(LogbookError) -> [Change<String, String, Value>]
-    {
+    public nonisolated(nonsending) func write(
+        _ writes: [LocalWrite], skippingDeletedRecords: Bool = false
+    ) async throws(LogbookError) -> [Change<String, String, Value>] {
         var admitted: [LocalWrite] = []
         admitted.reserveCapacity(writes.count)
         for (index, write) in writes.enumerated() {
@@ -44,7 +46,7 @@ extension Logbook {
             let fenced = fencedIds
             let outcome = crdt.write(
                 admitted, refusingColumnVersionsFrom: ChangeLimits.versionMax,
-                refusingDeletedRecords: true,
+                refusingDeletedRecords: !skippingDeletedRecords,
                 skipping: fenced.isEmpty ? { _ in false } : { fenced.contains($0) })
             if let (index, reason) = outcome.refusal {
                 var refused = ChangeAdmission.refusal(reason, recordId: admitted[index].recordId)

@@ -24,6 +24,7 @@ extension Logbook {
     ) async throws(LogbookError) -> MergedChanges {
         let merged = try logUnderLock(together: together, operation)
         if let committer { try await waitUntilDurable(merged.offsets.upperBound, committer) }
+        if merged.isQueuedForObservers { observers.deliver(through: merged.offsets.upperBound) }
         return merged
     }
 
@@ -53,6 +54,10 @@ extension Logbook {
                 }
                 if durability == .fsyncEachAppend { try log.sync() }
                 merged.offsets = offsets
+                if observers.isObserved, merged.acceptedCount > 0 {
+                    observers.enqueue(merged)
+                    merged.isQueuedForObservers = true
+                }
             } catch {
                 throw fail(error)
             }

@@ -26,6 +26,8 @@ public final class Logbook: @unchecked Sendable {
     private let lock = AdaptiveLock()
     let crdt: ReplicaState
     let log: Log
+    /// Who observes the commits (`committedChanges()`); thread-safe on its own.
+    let observers = ChangeObservers()
     private(set) var committer: GroupCommitter?
     /// The highest local version logged (guarded by `lock`).
     var loggedClock: UInt64
@@ -317,6 +319,7 @@ public final class Logbook: @unchecked Sendable {
     /// Before, `logbook put` exited 1 after its write was durable when only that snapshot
     /// failed.
     public func close() throws(LogbookError) {
+        defer { observers.finish() }  // so an app's loop over a stream ends with the Logbook
         committer?.stop()
         if checkpointsOnClose && failure == nil { try checkpointViews() }
         let uncovered = locked {

@@ -19,7 +19,10 @@ import Testing
             "Darwin",
             "CoreMetrics",
         ],
-        "Logbook": ["Foundation", "LogbookCRDT", "LogbookStorage", "CMemoryHints", "CoreMetrics"],
+        "Logbook": [
+            "Foundation", "LogbookCRDT", "LogbookStorage", "CMemoryHints", "CoreMetrics",
+            "Synchronization",
+        ],
         "LogbookViews": ["Foundation", "Logbook", "LogbookCRDT", "CMemoryHints"],
         "LogbookData": ["Foundation", "Logbook", "LogbookCRDT", "Synchronization"],
         "LogbookWorkloads": [

@@ -13,8 +13,12 @@ import LogbookCRDT
 /// winner of its (record, column), so applying changes in log order and keeping the last
 /// value per column is enough.
 ///
-/// Isolation: the Logbook calls `apply` and `reset` under its lock, one change at a time;
-/// reads from other threads must be synchronized by the view itself. The one exception is a
+/// Isolation: the Logbook calls `apply` and `reset` under its lock, one change at a time,
+/// inside the write that made the change (before it returns, before it is synced): `apply`
+/// must not call the Logbook — any call of it takes the same lock and never returns — nor
+/// block. Reads of the view from other threads must be synchronized by the view itself. Code
+/// that reacts to changes by reading or writing the Logbook observes instead
+/// (`Logbook.committedChanges()`): it runs after the commit, outside the lock. The one exception is a
 /// replay on open, for views that declare `replaysIndependently`: those may be applied on a
 /// thread of their own while the others are applied on another (each view still gets its
 /// changes one at a time, in log order).

@@ -16,6 +16,8 @@ public struct MergedChanges: Sendable {
     /// The log offsets the merge's records took: contiguous, since a merge appends under
     /// the engine's lock.
     public var offsets: Range<UInt64>
+    /// Queued for the Logbook's observers, to be delivered once it holds.
+    var isQueuedForObservers = false
 
     /// The number of changes accepted.
     public var acceptedCount: Int { acceptance?.count ?? batch.count }
