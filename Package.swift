@@ -210,7 +210,9 @@ let package = Package(
         .testTarget(name: "TidyTests", swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookDataTests",
-            dependencies: ["LogbookData", "Logbook", "LogbookCRDT", "LogbookTesting"],
+            dependencies: [
+                "LogbookData", "Logbook", "LogbookCRDT", "LogbookTesting", "LogbookWorkloads",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookViewsTests",

@@ -18,6 +18,12 @@ extension Logbook {
         locked { crdt.getRecord(recordId) }
     }
 
+    /// True when `view` is one of this Logbook's views (`LogbookOptions.views`), kept as
+    /// changes are accepted.
+    public func maintains(_ view: any MaterializedView) -> Bool {
+        views.contains { $0 === view }
+    }
+
     /// True when the record is deleted.
     public func isTombstoned(_ recordId: String) -> Bool {
         locked { crdt.isTombstoned(recordId) }

@@ -19,6 +19,8 @@ public enum ModelError: Error, Sendable, CustomStringConvertible {
     case deleted(recordId: String)
     /// `update` found no record with that id.
     case notFound(recordId: String)
+    /// A query cannot be asked of the index: `reason` says why.
+    case invalidQuery(index: String, reason: String)
 
     /// The record and what went wrong, in one line.
     public var description: String {
@@ -35,6 +37,8 @@ public enum ModelError: Error, Sendable, CustomStringConvertible {
                 + "rule); write the model under a new id"
         case .notFound(let recordId):
             return "\(recordId): no such record"
+        case .invalidQuery(let index, let reason):
+            return "query of \(index): \(reason)"
         }
     }
 }
@@ -73,6 +77,8 @@ extension ModelError: Equatable {
             return (a, b, c) == (d, e, f)
         case (.deleted(let left), .deleted(let right)), (.notFound(let left), .notFound(let right)):
             return left == right
+        case (.invalidQuery(let a, let b), .invalidQuery(let c, let d)):
+            return (a, b) == (c, d)
         default:
             return false
         }

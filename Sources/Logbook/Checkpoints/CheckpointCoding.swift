@@ -49,6 +49,11 @@ public struct CheckpointReader {
     /// A reader over `bytes`.
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
 
+    /// The refusal of the bytes read so far, for a view's own checks of what it read.
+    public func malformed(expected: String) -> Malformed {
+        Malformed(position: position, expected: expected)
+    }
+
     /// Throws unless every byte was read (trailing bytes mean a different shape).
     public func expectEnd() throws(Malformed) {
         guard position == bytes.count else {

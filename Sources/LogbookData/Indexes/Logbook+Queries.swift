@@ -1,0 +1,44 @@
+import Logbook
+import LogbookCRDT
+
+extension Logbook {
+    /// The models `query` selects from `index`, in `order`, at most `limit` of them,
+    /// starting after `cursor`. O(log n + k) for k models read: a binary search of the
+    /// index, then one record read and decode per model.
+    ///
+    /// The index is read first, then the records: a record that changed in between so that
+    /// it no longer matches is left out, never returned wrong. Throws `.invalidQuery` when
+    /// the index is not one of this Logbook's views (it would be empty or stale) or the
+    /// query names more columns than it has.
+    public func query<Model: LogbookModel>(
+        _ index: ModelIndex<Model>, _ query: IndexQuery = .all, order: IndexOrder = .ascending,
+        limit: Int = .max, after cursor: IndexCursor? = nil
+    ) throws(ModelError) -> QueryPage<Model> {
+        guard maintains(index) else {
+            throw .invalidQuery(
+                index: index.name, reason: "the index is not in this Logbook's options.views")
+        }
+        if let reason = query.reasonToRefuse(columns: index.columns) {
+            throw .invalidQuery(index: index.name, reason: reason)
+        }
+        let (low, high) = query.keyRange()
+        let entries = index.scan(
+            from: low, to: high, descending: order == .descending, limit: max(0, limit),
+            after: cursor?.key)
+        var models: [Model] = []
+        models.reserveCapacity(entries.count)
+        for entry in entries {
+            guard let record = getRecord(entry.recordId) else { continue }
+            let fields = record.fields
+            let key = index.key(ofRecord: entry.recordId, fields: fields)
+            guard IndexKeyEncoding.compare(key, low) >= 0, IndexKeyEncoding.compare(key, high) < 0
+            else {
+                continue
+            }
+            models.append(
+                try ModelColumns.decode(Model.self, recordId: entry.recordId, columns: fields))
+        }
+        let next = entries.count == limit ? entries.last.map { IndexCursor(key: $0.key) } : nil
+        return QueryPage(models: models, next: next)
+    }
+}
