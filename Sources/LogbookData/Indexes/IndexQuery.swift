@@ -44,6 +44,12 @@ public struct IndexQuery: Sendable, Equatable {
     /// Entries whose first key column is at least `value`.
     public static func from(_ value: Value) -> IndexQuery { IndexQuery.all.from(value) }
 
+    /// Entries whose first key column is above `value`.
+    public static func after(_ value: Value) -> IndexQuery { IndexQuery.all.after(value) }
+
+    /// Entries whose first key column is at most `value`.
+    public static func through(_ value: Value) -> IndexQuery { IndexQuery.all.through(value) }
+
     /// Entries whose first key column is below `value`.
     public static func before(_ value: Value) -> IndexQuery { IndexQuery.all.before(value) }
 
