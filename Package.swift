@@ -176,7 +176,8 @@ let package = Package(
             name: "LogbookBench",
             dependencies: [
                 "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookWorkloads", "LogbookViews",
-                "LogbookShipping", "LogbookHub", .server(product: "GRDB", package: "GRDB.swift"),
+                "LogbookData", "LogbookShipping", "LogbookHub",
+                .server(product: "GRDB", package: "GRDB.swift"),
                 .server(product: "PostgresNIO", package: "postgres-nio"),
                 .server(product: "Logging", package: "swift-log"),
                 .server(product: "NIOCore", package: "swift-nio"),

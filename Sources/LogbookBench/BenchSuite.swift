@@ -21,6 +21,9 @@ public struct BenchSuite: Sendable {
         /// A chat app's history written and opened, in the build this runs in (debug or
         /// release; `records` messages, 100,000 by default).
         case chat
+        /// The data layer: typed puts and gets, an indexed query next to SQLite's, an
+        /// observer's delivery, an index rebuilt on open (`records` messages, 100,000).
+        case data
     }
 
     /// Which suite.
@@ -157,6 +160,16 @@ public struct BenchSuite: Sendable {
             return (
                 figures,
                 "chat: \(messages) messages (ChatWorkload) in the \(ChatBenchmark.configuration); median of \(runs) runs"
+            )
+        case .data:
+            let messages = records ?? 100_000
+            let figures = try await DataBenchmark(
+                directory: directory + "/data", messages: messages, queries: queries, runs: runs,
+                progress: progress
+            ).run()
+            return (
+                figures,
+                "data: \(messages) six-property messages over 500 conversations; median of \(runs) runs"
             )
         case .log, .replay:
             return (try await logFigures(progress: progress), logWorkload)

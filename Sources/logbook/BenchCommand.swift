@@ -26,12 +26,12 @@ struct BenchCommand: AsyncParsableCommand {
             next to a log of the live state only. `hub` — the hub's store on the PostgreSQL at \
             --postgres (a throwaway one; `make bench-hub` starts one): ingest into one stream by \
             1, 8 and 64 pushers, updates, a plain INSERT ceiling, readers paging changes, shipped \
-            batches and the state. Figures: medians over --runs, with peak memory.
+            batches and the state. `data` — typed models, an indexed query beside SQLite's, observer delivery, index rebuild. Medians over --runs.
 
             Build optimized for real figures: swift build -c release --product logbook.
             """)
 
-    @Argument(help: "The suite: log, replay, views, shipping, maintenance, hub or chat.")
+    @Argument(help: "The suite: log, replay, views, shipping, maintenance, hub, chat or data.")
     var suite: BenchSuite.Kind = .log
     @Option(help: "Records in the workload (default 100,000; maintenance: 20,000).")
     var records: Int?
