@@ -125,32 +125,7 @@ public struct BenchSuite: Sendable {
                 "views: generated home of \(entities) entities + 10 years of openings + updates, \(total) changes; rebuild median of \(runs) runs"
             )
         case .hub:
-            guard let postgres else {
-                throw HubError.badDatabaseURL("the hub suite needs --postgres URL")
-            }
-            var database = try HubDatabase(url: postgres)
-            // One connection per pusher, and a few for the rest.
-            database.configuration.options.maximumConnections =
-                (HubBenchmark.pusherCounts.max() ?? 1) + 4
-            let total = changes ?? 200_000
-            database.configuration.options.maximumConnections = max(
-                database.configuration.options.maximumConnections, 24)
-            var figures = try await HubBenchmark(
-                database: database, changes: total, pushChanges: pushChanges, runs: runs,
-                progress: progress
-            ).run()
-            let (followers, writers, seconds) = (followers, hubWriters, hubFollowSeconds)
-            figures += try await database.withClient(logger: HubBenchmark.logger) { client in
-                try await HubFollowBenchmark(
-                    store: HubStore(client: client, logger: HubBenchmark.logger),
-                    followers: followers, writers: writers, followSeconds: seconds,
-                    progress: progress
-                ).run()
-            }
-            return (
-                figures,
-                "hub: \(total) changes per figure into one stream, pushes of \(pushChanges); median of \(runs) runs"
-            )
+            return try await hubFigures(progress: progress)
         case .chat:
             let messages = records ?? 100_000
             let figures = try await ChatBenchmark(
@@ -174,6 +149,38 @@ public struct BenchSuite: Sendable {
         case .log, .replay:
             return (try await logFigures(progress: progress), logWorkload)
         }
+    }
+
+    /// The hub suite: the store's figures, then followers of one stream.
+    private func hubFigures(
+        progress: @escaping (String) -> Void
+    ) async throws -> (figures: [BenchFigure], workload: String) {
+        guard let postgres else {
+            throw HubError.badDatabaseURL("the hub suite needs --postgres URL")
+        }
+        var database = try HubDatabase(url: postgres)
+        // One connection per pusher, and a few for the rest.
+        database.configuration.options.maximumConnections =
+            (HubBenchmark.pusherCounts.max() ?? 1) + 4
+        let total = changes ?? 200_000
+        database.configuration.options.maximumConnections = max(
+            database.configuration.options.maximumConnections, 24)
+        var figures = try await HubBenchmark(
+            database: database, changes: total, pushChanges: pushChanges, runs: runs,
+            progress: progress
+        ).run()
+        let (followers, writers, seconds) = (followers, hubWriters, hubFollowSeconds)
+        figures += try await database.withClient(logger: HubBenchmark.logger) { client in
+            try await HubFollowBenchmark(
+                store: HubStore(client: client, logger: HubBenchmark.logger),
+                followers: followers, writers: writers, followSeconds: seconds,
+                progress: progress
+            ).run()
+        }
+        return (
+            figures,
+            "hub: \(total) changes per figure into one stream, pushes of \(pushChanges); median of \(runs) runs"
+        )
     }
 
     private var logWorkload: String {

@@ -8,7 +8,7 @@ import Testing
 // merges) arrives once, in log order, after it holds (under group commit: at or below the
 // durable offset when received); an observer that reads and writes the Logbook from its loop
 // does not deadlock, and what it writes arrives in turn; closing ends the stream.
-@Suite struct ObservationTests {
+@Suite(.timeLimit(.minutes(1))) struct ObservationTests {
     @Test func everyCommitArrivesInLogOrderOnceItHolds() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -11,7 +11,7 @@ import Testing
 // that changes before the commit runs the body again (two tasks incrementing one counter lose
 // no increment; with one attempt, `.conflict` and nothing written); a write the CRDT refuses
 // throws in the body and nothing of the transaction is written.
-@Suite struct TransactionTests {
+@Suite(.timeLimit(.minutes(1))) struct TransactionTests {
     @Test func aBodyReadsItsOwnWrites() async throws {
         try await withLogbook { logbook in
             try await logbook.insertOrUpdate("r/1", fields: [("a", 1), ("b", 2)])

@@ -24,7 +24,7 @@ import Testing
             "Synchronization",
         ],
         "LogbookViews": ["Foundation", "Logbook", "LogbookCRDT", "CMemoryHints"],
-        "LogbookData": ["Foundation", "Logbook", "LogbookCRDT", "Synchronization"],
+        "LogbookData": ["Foundation", "Logbook", "LogbookCRDT", "Synchronization", "Observation"],
         "LogbookWorkloads": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookViews",
         ],

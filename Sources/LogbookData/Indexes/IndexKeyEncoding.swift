@@ -21,6 +21,9 @@ enum IndexKeyEncoding {
     /// begins with the prefix.
     static let afterEveryTag: UInt8 = 0xFF
 
+    /// The sign bit of a 64-bit pattern.
+    private static let signBit: UInt64 = 1 << 63
+
     /// Appends `value`'s encoding (nil: absent).
     static func append(_ value: Value?, to key: inout [UInt8]) {
         guard let value else { return key.append(Tag.absent.rawValue) }
@@ -30,12 +33,12 @@ enum IndexKeyEncoding {
         case .int(let int):
             key.append(Tag.integer.rawValue)
             key.append(0)  // every .int before every .unsigned above Int64.max
-            appendBigEndian(UInt64(bitPattern: int) ^ (1 << 63), to: &key)
+            appendBigEndian(UInt64(bitPattern: int) ^ signBit, to: &key)
         case .unsigned(let unsigned):
             key.append(Tag.integer.rawValue)
             if let int = Int64(exactly: unsigned) {
                 key.append(0)
-                appendBigEndian(UInt64(bitPattern: int) ^ (1 << 63), to: &key)
+                appendBigEndian(UInt64(bitPattern: int) ^ signBit, to: &key)
             } else {
                 key.append(1)
                 appendBigEndian(unsigned, to: &key)
@@ -45,7 +48,7 @@ enum IndexKeyEncoding {
             // IEEE 754 bits made to sort as the numbers do: negative numbers flipped
             // whole, positive ones with the sign bit set.
             let bits = double.bitPattern
-            appendBigEndian(bits >> 63 == 1 ? ~bits : bits | (1 << 63), to: &key)
+            appendBigEndian(bits >> 63 == 1 ? ~bits : bits | signBit, to: &key)
         case .string(let string):
             key.append(Tag.string.rawValue)
             appendEscaped(string.utf8, to: &key, terminated: true)

@@ -21,24 +21,34 @@ extension Logbook {
         if let reason = query.reasonToRefuse(columns: index.columns) {
             throw .invalidQuery(index: index.name, reason: reason)
         }
+        let answer = try answer(index, query, order: order, limit: limit, after: cursor)
+        return QueryPage(models: answer.models, next: answer.next)
+    }
+
+    /// A query's models with their keys, in order, and the cursor of the next page. For
+    /// `query` and for an observed query, which watches the keys its answer covers.
+    func answer<Model: LogbookModel>(
+        _ index: ModelIndex<Model>, _ query: IndexQuery, order: IndexOrder, limit: Int,
+        after cursor: IndexCursor?
+    ) throws(ModelError) -> (models: [Model], keys: [[UInt8]], next: IndexCursor?) {
         let (low, high) = query.keyRange()
         let entries = index.scan(
             from: low, to: high, descending: order == .descending, limit: max(0, limit),
             after: cursor?.key)
         var models: [Model] = []
+        var keys: [[UInt8]] = []
         models.reserveCapacity(entries.count)
         for entry in entries {
             guard let record = getRecord(entry.recordId) else { continue }
             let fields = record.fields
             let key = index.key(ofRecord: entry.recordId, fields: fields)
             guard IndexKeyEncoding.compare(key, low) >= 0, IndexKeyEncoding.compare(key, high) < 0
-            else {
-                continue
-            }
+            else { continue }
             models.append(
                 try ModelColumns.decode(Model.self, recordId: entry.recordId, columns: fields))
+            keys.append(key)
         }
         let next = entries.count == limit ? entries.last.map { IndexCursor(key: $0.key) } : nil
-        return QueryPage(models: models, next: next)
+        return (models, keys, next)
     }
 }

@@ -143,6 +143,13 @@ public final class ModelIndex<Model: LogbookModel>: CheckpointableView, @uncheck
         return found
     }
 
+    /// The key the record `recordId` has in the index now; nil when it has none.
+    func currentKey(of recordId: String) -> [UInt8]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return records[recordId]?.key
+    }
+
     /// The key the record with `fields` has in this index.
     func key(ofRecord recordId: String, fields: [String: Value]) -> [UInt8] {
         IndexKeyEncoding.key(columns.map { fields[$0] }, recordId: recordId)
