@@ -50,7 +50,8 @@ import Testing
         ],
         "LogbookBench": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookWorkloads",
-            "LogbookViews", "LogbookData", "LogbookShipping", "GRDB", "LogbookHub", "PostgresNIO", "Logging",
+            "LogbookViews", "LogbookData", "LogbookShipping", "GRDB", "LogbookHub", "PostgresNIO",
+            "Logging",
             "NIOCore", "AsyncHTTPClient",
         ],
         // Parsing and printing: the work itself is in the libraries above.
