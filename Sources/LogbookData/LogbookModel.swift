@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A type an app stores in a Logbook as records: each stored property is a column, so two
 /// devices editing different properties of one model both keep their edits (crdt-lite's
 /// column-level last-writer-wins).
@@ -27,9 +29,7 @@ public protocol LogbookModel: Codable, Identifiable, Sendable where ID: ModelID 
 
 extension LogbookModel {
     /// The type's name, lowercased, and a slash.
-    public static var recordPrefix: String {
-        String(describing: Self.self).lowercased() + "/"
-    }
+    public static var recordPrefix: String { DefaultRecordPrefixes.prefix(of: Self.self) }
 
     /// The id of this model's record.
     public var recordId: String { Self.recordId(for: id) }
@@ -72,4 +72,17 @@ extension UInt64: ModelID {
     public var recordKey: String { String(self) }
     /// The id `recordKey` spells; nil when it spells none.
     public init?(recordKey: String) { self.init(recordKey) }
+}
+
+/// The default record prefixes, made once per type: spelling a type's name costs a
+/// microsecond, and every save, read and index change asks for its prefix.
+enum DefaultRecordPrefixes {
+    private static let made = Mutex<[ObjectIdentifier: String]>([:])
+
+    static func prefix(of type: Any.Type) -> String {
+        if let prefix = made.withLock({ $0[ObjectIdentifier(type)] }) { return prefix }
+        let prefix = String(describing: type).lowercased() + "/"
+        made.withLock { $0[ObjectIdentifier(type)] = prefix }
+        return prefix
+    }
 }

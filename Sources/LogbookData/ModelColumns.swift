@@ -8,8 +8,17 @@ import Synchronization
 /// about, recorded on every decode of the type — so that an optional set to nil is erased
 /// while a column written by a newer version of the app, unknown to this one, is kept.
 enum ModelColumns {
-    /// Per model type, every key its decoding has asked about.
-    private static let known = Mutex<[ObjectIdentifier: Set<String>]>([:])
+    /// What a model type's decodings asked about.
+    private struct Learned {
+        /// Every key any decoding of the type asked about.
+        var names: Set<String> = []
+        /// The keys the last decoding asked about, in order: a decoding that asks the same
+        /// (a synthesized `init(from:)` always does) adds nothing and hashes nothing.
+        var last: [String] = []
+    }
+
+    /// Per model type, what its decodings asked about.
+    private static let known = Mutex<[ObjectIdentifier: Learned]>([:])
 
     /// The columns `model` encodes to.
     static func encode<M: LogbookModel>(_ model: M) throws(ModelError) -> [String: Value] {
@@ -74,13 +83,18 @@ enum ModelColumns {
     static func knownColumns<M: LogbookModel>(
         _ type: M.Type, recordId: String, encoded columns: [String: Value]
     ) throws(ModelError) -> Set<String> {
-        if let names = known.withLock({ $0[ObjectIdentifier(type)] }) { return names }
+        if let names = known.withLock({ $0[ObjectIdentifier(type)]?.names }) { return names }
         _ = try decode(type, recordId: recordId, columns: columns)
-        return known.withLock { $0[ObjectIdentifier(type)] } ?? []
+        return known.withLock { $0[ObjectIdentifier(type)]?.names } ?? []
     }
 
-    private static func learn<M>(_ type: M.Type, _ names: Set<String>) {
-        known.withLock { $0[ObjectIdentifier(type), default: []].formUnion(names) }
+    private static func learn<M>(_ type: M.Type, _ names: [String]) {
+        known.withLock { known in
+            let id = ObjectIdentifier(type)
+            guard known[id]?.last != names else { return }
+            known[id, default: Learned()].names.formUnion(names)
+            known[id]?.last = names
+        }
     }
 
     /// The writes that take a record from `stored` columns to `encoded` ones: one

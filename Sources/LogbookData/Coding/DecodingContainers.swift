@@ -1,3 +1,4 @@
+import Foundation
 import LogbookCRDT
 
 /// A keyed container over an object. A key that is absent and a key holding `.null` both
@@ -24,22 +25,56 @@ struct KeyedValueContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func take<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
-        let path = codingPath + [key]
-        guard let value = lookup(key) else {
-            throw ValueCodingFailure(codingPath: path, expected: "\(T.self)", found: "nothing")
+        guard let value = lookup(key) else { throw missing(T.self, key) }
+        // Dates and UUIDs as `ValueEncoder` writes them, without their own `init(from:)`:
+        // these checks compare type metadata only.
+        if T.self == Date.self, let seconds = value.doubleValue,
+            let date = Date(timeIntervalSinceReferenceDate: seconds) as? T
+        {
+            return date
         }
-        return try NodeDecoder(value: value, codingPath: path).decode(type)
+        if T.self == UUID.self, let string = value.stringValue, let uuid = UUID(uuidString: string),
+            let typed = uuid as? T
+        {
+            return typed
+        }
+        return try NodeDecoder(value: value, codingPath: codingPath + [key]).decode(type)
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try take(type, key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try take(type, key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try take(type, key) }
+    /// The failure for a required key that is absent; the coding path is built only here.
+    private func missing(_ type: Any.Type, _ key: Key) -> ValueCodingFailure {
+        ValueCodingFailure(codingPath: codingPath + [key], expected: "\(type)", found: "nothing")
+    }
+
+    /// The value of `key`, read by `read` (nil: the wrong kind, reported as `expected`).
+    private func scalar<T>(_ key: Key, _ expected: String, _ read: (Value) -> T?) throws -> T {
+        guard let value = lookup(key) else { throw missing(T.self, key) }
+        guard let scalar = read(value) else {
+            throw ValueCodingFailure(
+                codingPath: codingPath + [key], expected: expected, found: value.kindDescription)
+        }
+        return scalar
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try scalar(key, "a boolean") { $0.boolValue }
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try scalar(key, "a string") { $0.stringValue }
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try scalar(key, "a number") { $0.doubleValue }
+    }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try take(type, key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try take(type, key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try scalar(key, "an integer that fits Int") { ScalarDecoding.exactly(Int.self, $0) }
+    }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try take(type, key) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try take(type, key) }
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try take(type, key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try take(type, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try scalar(key, "an integer that fits Int64") { ScalarDecoding.exactly(Int64.self, $0) }
+    }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try take(type, key) }
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try take(type, key) }
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try take(type, key) }

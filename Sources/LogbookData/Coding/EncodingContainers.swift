@@ -1,3 +1,4 @@
+import Foundation
 import LogbookCRDT
 
 /// A keyed container: an object, one child node per key. Every scalar goes through
@@ -13,21 +14,34 @@ struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     private func put<T: Encodable>(_ value: T, _ key: Key) throws {
+        // The scalars a model's columns mostly are go in without a node, a coding path or
+        // a dynamic cast: these checks compare type metadata only.
+        if T.self == Date.self, let date = value as? Date {
+            return node.set(.double(date.timeIntervalSinceReferenceDate), forKey: key.stringValue)
+        }
+        if T.self == UUID.self, let uuid = value as? UUID {
+            return node.set(.string(uuid.uuidString), forKey: key.stringValue)
+        }
         try node.child(forKey: key.stringValue).encode(value, codingPath: codingPath + [key])
     }
 
-    mutating func encodeNil(forKey key: Key) throws {
-        node.child(forKey: key.stringValue).set(.null)
+    private func set(_ value: Value, _ key: Key) { node.set(value, forKey: key.stringValue) }
+
+    mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { set(.bool(value), key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { set(.string(value), key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        // The coding path is built only for the error.
+        set(
+            value.isFinite ? .double(value) : try EncodingNode.finite(value, codingPath + [key]),
+            key)
     }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try put(value, key) }
     mutating func encode(_ value: Float, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try put(value, key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { set(.int(Int64(value)), key) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { try put(value, key) }
     mutating func encode(_ value: Int16, forKey key: Key) throws { try put(value, key) }
     mutating func encode(_ value: Int32, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try put(value, key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { set(.int(value), key) }
     mutating func encode(_ value: UInt, forKey key: Key) throws { try put(value, key) }
     mutating func encode(_ value: UInt8, forKey key: Key) throws { try put(value, key) }
     mutating func encode(_ value: UInt16, forKey key: Key) throws { try put(value, key) }

@@ -63,14 +63,19 @@ enum ScalarDecoding {
     private static func exactly<I: FixedWidthInteger>(
         _ type: I.Type, _ value: Value, _ fail: (String) -> ValueCodingFailure
     ) throws -> I {
-        let converted: I?
-        switch value {
-        case .int(let int): converted = I(exactly: int)
-        case .unsigned(let unsigned): converted = I(exactly: unsigned)
-        case .double(let double): converted = I(exactly: double)
-        default: converted = nil
+        guard let converted = exactly(type, value) else {
+            throw fail("an integer that fits \(I.self)")
         }
-        guard let converted else { throw fail("an integer that fits \(I.self)") }
         return converted
+    }
+
+    /// `value` as an `I` when it is an integer (or an integral double) that fits.
+    static func exactly<I: FixedWidthInteger>(_ type: I.Type, _ value: Value) -> I? {
+        switch value {
+        case .int(let int): return I(exactly: int)
+        case .unsigned(let unsigned): return I(exactly: unsigned)
+        case .double(let double): return I(exactly: double)
+        default: return nil
+        }
     }
 }

@@ -16,10 +16,11 @@ enum ValueDecoder {
     }
 }
 
-/// The keys a model's `init(from:)` asked for.
+/// The keys a model's `init(from:)` asked for, in the order it asked (a key asked twice is
+/// here twice): a list, not a set, so that a decode hashes nothing to note them.
 final class RequestedKeys {
-    private(set) var names: Set<String> = []
-    func add(_ name: String) { names.insert(name) }
+    private(set) var names: [String] = []
+    func add(_ name: String) { names.append(name) }
 }
 
 /// The `Decoder` over one value.

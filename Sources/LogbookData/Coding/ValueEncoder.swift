@@ -41,10 +41,17 @@ struct ValueCodingFailure: Error {
 final class EncodingNode {
     private var scalar: Value?
     private var keyed: [String: EncodingNode]?
+    /// A keyed node's scalar properties, set without a node each (the common case: a
+    /// model's columns).
+    private var keyedValues: [String: Value]?
     private var unkeyed: [EncodingNode]?
 
     func resolved() -> Value {
-        if let keyed { return .object(keyed.mapValues { $0.resolved() }) }
+        if keyed != nil || keyedValues != nil {
+            var object = keyedValues ?? [:]
+            for (key, node) in keyed ?? [:] { object[key] = node.resolved() }
+            return .object(object)
+        }
         if let unkeyed { return .array(unkeyed.map { $0.resolved() }) }
         return scalar ?? .object([:])
     }
@@ -59,9 +66,21 @@ final class EncodingNode {
 
     func child(forKey key: String) -> EncodingNode {
         beginKeyed()
+        keyedValues?[key] = nil
         let node = EncodingNode()
         keyed?[key] = node
         return node
+    }
+
+    /// Sets the scalar `value` for `key` of a keyed node.
+    func set(_ value: Value, forKey key: String) {
+        beginKeyed()
+        keyed?[key] = nil
+        if keyedValues == nil {
+            keyedValues = [key: value]
+        } else {
+            keyedValues?[key] = value
+        }
     }
 
     func appendedChild() -> EncodingNode {

@@ -29,6 +29,8 @@ public final class ModelIndex<Model: LogbookModel>: CheckpointableView, @uncheck
     public var replaysIndependently: Bool { true }
 
     private let positions: [String: Int]
+    /// `Model.recordPrefix`, asked once.
+    let prefix: String
     let lock = NSLock()
     var entries = SortedKeys()
     /// Each indexed record's key column values (nil: absent) and its key.
@@ -44,6 +46,7 @@ public final class ModelIndex<Model: LogbookModel>: CheckpointableView, @uncheck
             positions[column] = position
         }
         self.positions = positions
+        self.prefix = Model.recordPrefix
     }
 
     /// See `MaterializedView`.
@@ -57,7 +60,7 @@ public final class ModelIndex<Model: LogbookModel>: CheckpointableView, @uncheck
     /// See `MaterializedView`: moves the change's record's entry when a key column changed,
     /// adds it for a new record, removes it for a deleted one.
     public func apply(_ change: Change<String, String, Value>, at offset: UInt64) {
-        guard change.recordId.hasPrefix(Model.recordPrefix) else { return }
+        guard change.recordId.hasPrefix(prefix) else { return }
         lock.lock()
         defer { lock.unlock() }
         let recordId = change.recordId
