@@ -36,7 +36,7 @@ extension Logbook {
     public func model<M: LogbookModel>(_ type: M.Type, id: M.ID) throws(ModelError) -> M? {
         let recordId = M.recordId(for: id)
         guard let record = getRecord(recordId) else { return nil }
-        return try ModelColumns.decode(type, recordId: recordId, columns: record.fields)
+        return try ModelColumns.decode(type, recordId: recordId, record: record)
     }
 
     /// Every model of type `M`, in record-id order. O(records): a scan of the whole state.
@@ -46,7 +46,7 @@ extension Logbook {
         // Only this type's records are sorted, not the whole state.
         let mine = records().filter { $0.key.hasPrefix(prefix) }.sorted { $0.key < $1.key }
         for (recordId, record) in mine {
-            found.append(try ModelColumns.decode(type, recordId: recordId, columns: record.fields))
+            found.append(try ModelColumns.decode(type, recordId: recordId, record: record))
         }
         return found
     }

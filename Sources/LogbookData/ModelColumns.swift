@@ -44,10 +44,22 @@ enum ModelColumns {
     static func decode<M: LogbookModel>(
         _ type: M.Type, recordId: String, columns: [String: Value]
     ) throws(ModelError) -> M {
+        try decode(type, recordId: recordId, source: .fields(columns))
+    }
+
+    /// The model a stored record holds, read from the record's columns in place.
+    static func decode<M: LogbookModel>(
+        _ type: M.Type, recordId: String, record: Record<String, Value>
+    ) throws(ModelError) -> M {
+        try decode(type, recordId: recordId, source: .record(record))
+    }
+
+    private static func decode<M: LogbookModel>(
+        _ type: M.Type, recordId: String, source: ColumnSource
+    ) throws(ModelError) -> M {
         let requested = RequestedKeys()
         do {
-            let model = try ValueDecoder.decode(
-                type, from: .object(columns), requestedKeys: requested)
+            let model = try ValueDecoder.decode(type, columns: source, requestedKeys: requested)
             learn(type, requested.names)
             return model
         } catch let failure as ValueCodingFailure {

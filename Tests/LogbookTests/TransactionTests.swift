@@ -156,6 +156,26 @@ import Testing
         }
     }
 
+    @Test func aColumnAtTheVersionLimitRefusesTheWholeTransaction() async throws {
+        try await withLogbook { logbook in
+            let top = Change<String, String, Value>(
+                recordId: "r/x", colName: "n", value: 1, colVersion: ChangeLimits.versionMax,
+                dbVersion: 7, nodeId: 9, localDbVersion: 1)
+            _ = try await logbook.mergeLocated([top], from: .peer)
+            let clock = logbook.clock()
+            do {
+                try await logbook.transaction { transaction in
+                    try transaction.insertOrUpdate("r/before", fields: [("n", 1)])
+                    try transaction.insertOrUpdate("r/x", fields: [("n", 2)])
+                }
+                Issue.record("a column at the version limit was written")
+            } catch let error as LogbookError {
+                #expect(error.code == .limitExceeded, "\(error)")
+            }
+            #expect(logbook.getRecord("r/before") == nil && logbook.clock() == clock)
+        }
+    }
+
     /// A Logbook in a fresh directory, closed after `body`.
     private func withLogbook(_ body: (Logbook) async throws -> Void) async throws {
         let directory = TemporaryDirectory()

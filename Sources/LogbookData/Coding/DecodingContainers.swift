@@ -5,12 +5,12 @@ import LogbookCRDT
 /// read as nil (a model's optional property is an absent column); a required key that is
 /// absent is an error that says "nothing" was found.
 struct KeyedValueContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let object: [String: Value]
+    let object: ColumnSource
     let codingPath: [any CodingKey]
     /// Set at a model's top level: every key asked about is recorded here.
     let requestedKeys: RequestedKeys?
 
-    var allKeys: [Key] { object.keys.compactMap { Key(stringValue: $0) } }
+    var allKeys: [Key] { object.names.compactMap { Key(stringValue: $0) } }
 
     private func lookup(_ key: Key) -> Value? {
         requestedKeys?.add(key.stringValue)

@@ -14,6 +14,16 @@ enum ValueDecoder {
     ) throws -> T {
         try NodeDecoder(value: value, codingPath: [], requestedKeys: requestedKeys).decode(type)
     }
+
+    /// Decodes `type` from the object whose columns are `columns`, as `decode(_:from:
+    /// requestedKeys:)` would from `.object` of them.
+    static func decode<T: Decodable>(
+        _ type: T.Type, columns: ColumnSource, requestedKeys: RequestedKeys?
+    ) throws -> T {
+        var decoder = NodeDecoder(value: .object([:]), codingPath: [], requestedKeys: requestedKeys)
+        decoder.columns = columns
+        return try decoder.decode(type)
+    }
 }
 
 /// The keys a model's `init(from:)` asked for, in the order it asked (a key asked twice is
@@ -29,6 +39,8 @@ struct NodeDecoder: Decoder {
     let codingPath: [any CodingKey]
     /// Set for the top level only.
     let requestedKeys: RequestedKeys?
+    /// A top-level object's columns, when they are not `value`'s (a stored record's).
+    var columns: ColumnSource?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     init(value: Value, codingPath: [any CodingKey], requestedKeys: RequestedKeys? = nil) {
@@ -38,13 +50,18 @@ struct NodeDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        if let columns {
+            return KeyedDecodingContainer(
+                KeyedValueContainer<Key>(
+                    object: columns, codingPath: codingPath, requestedKeys: requestedKeys))
+        }
         guard case .object(let object) = value else {
             throw ValueCodingFailure(
                 codingPath: codingPath, expected: "an object", found: value.kindDescription)
         }
         return KeyedDecodingContainer(
             KeyedValueContainer<Key>(
-                object: object, codingPath: codingPath, requestedKeys: requestedKeys))
+                object: .fields(object), codingPath: codingPath, requestedKeys: requestedKeys))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -40,12 +40,11 @@ extension Logbook {
         models.reserveCapacity(entries.count)
         for entry in entries {
             guard let record = getRecord(entry.recordId) else { continue }
-            let fields = record.fields
-            let key = index.key(ofRecord: entry.recordId, fields: fields)
+            let key = index.key(ofRecord: entry.recordId, record: record)
             guard IndexKeyEncoding.compare(key, low) >= 0, IndexKeyEncoding.compare(key, high) < 0
             else { continue }
             models.append(
-                try ModelColumns.decode(Model.self, recordId: entry.recordId, columns: fields))
+                try ModelColumns.decode(Model.self, recordId: entry.recordId, record: record))
             keys.append(key)
         }
         let next = entries.count == limit ? entries.last.map { IndexCursor(key: $0.key) } : nil

@@ -153,9 +153,9 @@ public final class ModelIndex<Model: LogbookModel>: CheckpointableView, @uncheck
         return records[recordId]?.key
     }
 
-    /// The key the record with `fields` has in this index.
-    func key(ofRecord recordId: String, fields: [String: Value]) -> [UInt8] {
-        IndexKeyEncoding.key(columns.map { fields[$0] }, recordId: recordId)
+    /// The key the stored `record` has in this index.
+    func key(ofRecord recordId: String, record: Record<String, Value>) -> [UInt8] {
+        IndexKeyEncoding.key(columns.map { record.field($0) }, recordId: recordId)
     }
 }
 
