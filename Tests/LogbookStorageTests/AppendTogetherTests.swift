@@ -21,17 +21,6 @@ import Testing
             })
     }
 
-    private func readAll(_ path: String) throws -> [[UInt8]] {
-        let log = try Log.open(directory: path, configuration: settings)
-        defer { try? log.close() }
-        var records: [[UInt8]] = []
-        let cursor = try log.makeCursor(from: 0)
-        while try cursor.next() {
-            cursor.forEachRecord { _, bytes in records.append(Array(bytes)) }
-        }
-        return records
-    }
-
     @Test func aCutAnywhereKeepsTheGroupWholeOrNotAtAll() throws {
         let source = TemporaryDirectory()
         defer { source.remove() }
@@ -44,7 +33,7 @@ import Testing
         for record in after { try log.append(record, version: 3) }
         try log.close()
         let written = before + group + after
-        #expect(try readAll(source.path) == written)
+        #expect(try readAllRecords(at: source.path, settings) == written)
         let segment = SegmentFileName.segment(baseOffset: 0)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: source.appending(segment)))
         var recoveredCounts = Set<Int>()
@@ -52,7 +41,7 @@ import Testing
             let copy = TemporaryDirectory("cut")
             defer { copy.remove() }
             try bytes.prefix(cut).write(to: URL(fileURLWithPath: copy.appending(segment)))
-            let read = try readAll(copy.path)
+            let read = try readAllRecords(at: copy.path, settings)
             #expect(read == Array(written.prefix(read.count)), "cut at \(cut)")
             #expect(
                 read.count <= before.count || read.count >= before.count + group.count,
@@ -79,6 +68,6 @@ import Testing
         }
         #expect(log.nextOffset == 1)
         try log.close()
-        #expect(try readAll(directory.path) == [recordBytes(0, size: 17)])
+        #expect(try readAllRecords(at: directory.path, settings) == [recordBytes(0, size: 17)])
     }
 }

@@ -23,17 +23,6 @@ import Testing
         return records
     }
 
-    private func readAll(_ path: String) throws -> [[UInt8]] {
-        let log = try Log.open(directory: path, configuration: settings)
-        defer { try? log.close() }
-        var records: [[UInt8]] = []
-        let cursor = try log.makeCursor(from: 0)
-        while try cursor.next() {
-            cursor.forEachRecord { _, bytes in records.append(Array(bytes)) }
-        }
-        return records
-    }
-
     @Test func cuttingTheActiveSegmentAnywhereRecoversAPrefix() throws {
         let source = TemporaryDirectory()
         defer { source.remove() }
@@ -45,7 +34,7 @@ import Testing
             let copy = TemporaryDirectory("cut")
             defer { copy.remove() }
             try bytes.prefix(cut).write(to: URL(fileURLWithPath: copy.appending(segment)))
-            let read = try readAll(copy.path)
+            let read = try readAllRecords(at: copy.path, settings)
             #expect(read == Array(written.prefix(read.count)), "cut at \(cut)")
             recoveredCounts.insert(read.count)
             // The cut tail is gone for good: a second open finds a clean log.
@@ -100,7 +89,7 @@ import Testing
             flipped[position] ^= 0x5A
             try flipped.write(to: URL(fileURLWithPath: copy.appending(sealedName)))
             let error = #expect(throws: StorageError.self, "flip at \(position)") {
-                _ = try readAll(copy.path)
+                _ = try readAllRecords(at: copy.path, settings)
             }
             #expect(error?.code == .corruption, "flip at \(position)")
             #expect(error?.path?.hasSuffix(sealedName) == true, "flip at \(position)")
