@@ -43,11 +43,9 @@ extension Logbook {
         let made = try await logged { crdt throws(LogbookError) in
             try ChangeAdmission.checkClockRoom(
                 clock: crdt.getClock().currentTime(), writes: admitted.count)
-            let fenced = fencedIds
             let outcome = crdt.write(
                 admitted, refusingColumnVersionsFrom: ChangeLimits.versionMax,
-                refusingDeletedRecords: !skippingDeletedRecords,
-                skipping: fenced.isEmpty ? { _ in false } : { fenced.contains($0) })
+                refusingDeletedRecords: !skippingDeletedRecords, skipping: fenceTest())
             if let (index, reason) = outcome.refusal {
                 var refused = ChangeAdmission.refusal(reason, recordId: admitted[index].recordId)
                 refused.changeIndex = index

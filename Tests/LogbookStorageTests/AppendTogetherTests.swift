@@ -34,14 +34,8 @@ import Testing
         try log.close()
         let written = before + group + after
         #expect(try readAllRecords(at: source.path, settings) == written)
-        let segment = SegmentFileName.segment(baseOffset: 0)
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: source.appending(segment)))
         var recoveredCounts = Set<Int>()
-        for cut in 0...bytes.count {
-            let copy = TemporaryDirectory("cut")
-            defer { copy.remove() }
-            try bytes.prefix(cut).write(to: URL(fileURLWithPath: copy.appending(segment)))
-            let read = try readAllRecords(at: copy.path, settings)
+        try forEachCut(ofFirstSegmentIn: source, settings) { cut, read, _ in
             #expect(read == Array(written.prefix(read.count)), "cut at \(cut)")
             #expect(
                 read.count <= before.count || read.count >= before.count + group.count,

@@ -27,14 +27,8 @@ import Testing
         let source = TemporaryDirectory()
         defer { source.remove() }
         let written = try writeSmallLog(at: source.path, count: 12)
-        let segment = SegmentFileName.segment(baseOffset: 0)
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: source.appending(segment)))
         var recoveredCounts = Set<Int>()
-        for cut in 0...bytes.count {
-            let copy = TemporaryDirectory("cut")
-            defer { copy.remove() }
-            try bytes.prefix(cut).write(to: URL(fileURLWithPath: copy.appending(segment)))
-            let read = try readAllRecords(at: copy.path, settings)
+        try forEachCut(ofFirstSegmentIn: source, settings) { cut, read, copy in
             #expect(read == Array(written.prefix(read.count)), "cut at \(cut)")
             recoveredCounts.insert(read.count)
             // The cut tail is gone for good: a second open finds a clean log.

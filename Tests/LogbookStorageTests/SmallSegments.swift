@@ -1,4 +1,6 @@
+import Foundation
 import LogbookStorage
+import LogbookTesting
 
 /// A log configuration for tests: the smallest segments allowed (4 KiB) and small batches,
 /// so a few hundred records span many batches and segments.
@@ -19,4 +21,20 @@ func readAllRecords(at path: String, _ configuration: LogConfiguration) throws -
         cursor.forEachRecord { _, bytes in records.append(Array(bytes)) }
     }
     return records
+}
+
+/// The records read back from the first segment of the log at `source` cut to each length
+/// from 0 to its size, one copy per cut; `body` gets the cut, the records and the copy.
+func forEachCut(
+    ofFirstSegmentIn source: TemporaryDirectory, _ configuration: LogConfiguration,
+    _ body: (_ cut: Int, _ records: [[UInt8]], _ copy: TemporaryDirectory) throws -> Void
+) throws {
+    let segment = SegmentFileName.segment(baseOffset: 0)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: source.appending(segment)))
+    for cut in 0...bytes.count {
+        let copy = TemporaryDirectory("cut")
+        defer { copy.remove() }
+        try bytes.prefix(cut).write(to: URL(fileURLWithPath: copy.appending(segment)))
+        try body(cut, try readAllRecords(at: copy.path, configuration), copy)
+    }
 }

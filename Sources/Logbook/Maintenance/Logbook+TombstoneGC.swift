@@ -80,6 +80,13 @@ extension Logbook {
     /// and a peer may still hold it.
     public func isFenced(_ recordId: String) -> Bool { locked { isFenced(held: recordId) } }
 
+    /// The fence as a test for `ReplicaState.write(_:…skipping:)`, with the lock held: the
+    /// set copied once, and no hashing while nothing is fenced.
+    func fenceTest() -> (String) -> Bool {
+        let fenced = fencedIds
+        return fenced.isEmpty ? { _ in false } : { fenced.contains($0) }
+    }
+
     /// `isFenced`, with the lock held; no hashing on the write path while nothing is fenced.
     func isFenced(held recordId: String) -> Bool {
         !fencedIds.isEmpty && fencedIds.contains(recordId)

@@ -46,9 +46,9 @@ final class ChangeObservers: Sendable {
         return stream
     }
 
-    /// Queues a commit for delivery. Called under the engine's lock, in log order.
+    /// Queues a commit that accepted changes for delivery. Called under the engine's lock,
+    /// in log order.
     func enqueue(_ commit: MergedChanges) {
-        guard commit.acceptedCount > 0 else { return }
         state.withLock { $0.queue.append(commit) }
     }
 

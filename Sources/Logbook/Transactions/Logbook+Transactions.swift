@@ -60,17 +60,12 @@ extension Logbook {
             try ChangeAdmission.checkClockRoom(
                 clock: crdt.getClock().currentTime(), writes: writes.count)
             try Self.checkColumnVersionRoom(writes, in: crdt)
-            for write in writes {
-                guard case .insertOrUpdate(let recordId, _) = write else { continue }
-                if isFenced(held: recordId) || crdt.isTombstoned(recordId) {
-                    throw ChangeAdmission.deletedRecordRefusal(recordId: recordId)
-                }
-            }
-            let fenced = fencedIds
+            // No write here sets fields of a deleted record: each one's record was read when
+            // it was made (`Transaction.insertOrUpdate`), found live, and `unchanged` has
+            // just found it as it was.
             let outcome = crdt.write(
                 writes, refusingColumnVersionsFrom: ChangeLimits.versionMax,
-                refusingDeletedRecords: true,
-                skipping: fenced.isEmpty ? { _ in false } : { fenced.contains($0) })
+                refusingDeletedRecords: true, skipping: fenceTest())
             // The checks above leave nothing for the CRDT to refuse; were one refused, the
             // writes before it are in the state and must be logged with it.
             return (outcome.changes, nil)
@@ -91,38 +86,32 @@ extension Logbook {
     private static func checkColumnVersionRoom(_ writes: [LocalWrite], in crdt: ReplicaState)
         throws(LogbookError)
     {
-        // Versions come near the limit only from a hostile peer: the counting below runs
-        // only when some written column's version is within the writes' count of it.
-        let threshold = ChangeLimits.versionMax - min(ChangeLimits.versionMax, UInt64(writes.count))
-        let nearTheLimit = writes.contains { write in
-            guard let record = crdt.getRecord(write.recordId) else { return false }
-            var near = false
-            record.forEachColumn { _, version, _ in near = near || version.colVersion >= threshold }
-            return near
-        }
-        guard nearTheLimit else { return }
+        // Versions come near the limit only from a hostile peer: only columns within the
+        // writes' count of it are counted.
+        let versionMax = ChangeLimits.versionMax
+        let threshold = versionMax - min(versionMax, UInt64(writes.count))
         var counts: [String: [String: UInt64]] = [:]
+        func count(_ column: String, of recordId: String, in record: Record<String, Value>)
+            throws(LogbookError)
+        {
+            let version = record.columnVersion(column)?.colVersion ?? 0
+            guard version >= threshold else { return }
+            let count = counts[recordId, default: [:]][column, default: 0] + 1
+            counts[recordId, default: [:]][column] = count
+            guard version >= versionMax || count > versionMax - version else { return }
+            throw ChangeAdmission.refusal(
+                ColumnVersionAtLimit(column: column, colVersion: version), recordId: recordId)
+        }
         for write in writes {
+            if case .deleteRecord = write { continue }
+            guard let record = crdt.getRecord(write.recordId) else { continue }
             switch write {
             case .insertOrUpdate(let recordId, let fields):
-                for (column, _) in fields {
-                    counts[recordId, default: [:]][column, default: 0] += 1
-                }
+                for (column, _) in fields { try count(column, of: recordId, in: record) }
             case .deleteField(let recordId, let fieldName):
-                counts[recordId, default: [:]][fieldName, default: 0] += 1
+                try count(fieldName, of: recordId, in: record)
             case .deleteRecord:
                 continue
-            }
-        }
-        for (recordId, columns) in counts {
-            guard let record = crdt.getRecord(recordId) else { continue }
-            for (column, count) in columns {
-                let version = record.columnVersion(column)?.colVersion ?? 0
-                guard
-                    version >= ChangeLimits.versionMax || count > ChangeLimits.versionMax - version
-                else { continue }
-                throw ChangeAdmission.refusal(
-                    ColumnVersionAtLimit(column: column, colVersion: version), recordId: recordId)
             }
         }
     }
