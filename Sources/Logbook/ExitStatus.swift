@@ -1,7 +1,7 @@
 import LogbookStorage
 
 /// The process exit status a command reports for a failure, as the README documents it:
-/// 1 for operating errors, 2 for input the limits refuse, 3 for corruption, 4 for a
+/// 1 for operating errors, 2 for input the limits refuse (or a write to a deleted record), 3 for corruption, 4 for a
 /// directory that is not a Logbook (or another node's). 64 (a usage error) is the argument
 /// parser's.
 public enum ExitStatus {
@@ -11,7 +11,7 @@ public enum ExitStatus {
         case let error as LogbookError:
             if error.code == .corruption || error.storageError?.code == .corruption { return 3 }
             if error.code == .nodeMismatch || error.code == .badMetadata { return 4 }
-            if error.code == .invalidChange { return 2 }
+            if error.code == .invalidChange || error.code == .recordDeleted { return 2 }
         case let error as StorageError:
             if error.code == .corruption { return 3 }
         default:

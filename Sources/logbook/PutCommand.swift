@@ -28,8 +28,7 @@ struct PutCommand: AsyncParsableCommand {
         let fields = try assignments.map(parseAssignment)
         let logbook = try openLogbook(target.directory, durability: .fsyncEachAppend)
         do {
-            let changes = try await logbook.insertOrUpdate(record, fields: fields)
-            if changes.isEmpty { print("\(record) is deleted; nothing written") }
+            let changes = try await logbook.write([.insertOrUpdate(record, fields: fields)])
             for change in changes { print(describe(change)) }
             try close(logbook)
         } catch {

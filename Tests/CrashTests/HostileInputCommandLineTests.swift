@@ -27,6 +27,18 @@ import Testing
         #expect(try await LogbookExecutable.run(["verify", directory]).status == 0)
     }
 
+    @Test func putToADeletedRecordIsRefusedWithItsReason() async throws {
+        guard let directory = try await initialized() else { return }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try await LogbookExecutable.run(["put", directory, "e/gone", "n=1"]).status == 0)
+        #expect(try await LogbookExecutable.run(["delete", directory, "e/gone"]).status == 0)
+        let put = try await LogbookExecutable.run(["put", directory, "e/gone", "n=2"])
+        #expect(put.status == 2, "\(put.standardError)")
+        #expect(put.standardError.contains("e/gone") && put.standardError.contains("deleted"))
+        #expect(put.standardError.contains("new id"), "\(put.standardError)")
+        try await expectStillWorking(directory)
+    }
+
     @Test(arguments: ["18446744073709551615", "18446744073709551614", "9223372036854775808"])
     func appendRefusesAVersionOverTheLimit(dbVersion: String) async throws {
         guard let directory = try await initialized() else { return }
