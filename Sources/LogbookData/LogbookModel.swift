@@ -1,3 +1,4 @@
+import LogbookCRDT
 import Synchronization
 
 /// A type an app stores in a Logbook as records: each stored property is a column, so two
@@ -25,11 +26,37 @@ public protocol LogbookModel: Codable, Identifiable, Sendable where ID: ModelID 
     /// a scan of one type reads no other. The default is the type's name, lowercased, and
     /// a slash: `message/`. Changing it orphans the records already written.
     static var recordPrefix: String { get }
+
+    /// Columns an earlier version of the model stored under another name: a property's
+    /// column → its earlier names, newest first. A record that lacks the column is read from
+    /// the first earlier one it holds; a save writes the current name and keeps the earlier
+    /// column (an older version of the app on another device still reads it). Empty by
+    /// default.
+    static var renamedColumns: [String: [String]] { get }
+
+    /// The value a record that lacks a column reads for it (after `renamedColumns`): a
+    /// property added in a later version, so that older records still decode. Empty by
+    /// default; a property that is neither optional nor here must be in every record.
+    static var columnDefaults: [String: Value] { get }
+
+    /// The version of the model's shape: the newest `ModelMigration` it has. Records saved
+    /// new are stamped with it (the column `ModelMigration.versionColumn`) so that no
+    /// migration runs on them; 0, the default, stamps nothing.
+    static var schemaVersion: Int { get }
 }
 
 extension LogbookModel {
     /// The type's name, lowercased, and a slash.
     public static var recordPrefix: String { DefaultRecordPrefixes.prefix(of: Self.self) }
+
+    /// No renamed columns.
+    public static var renamedColumns: [String: [String]] { [:] }
+
+    /// No defaults.
+    public static var columnDefaults: [String: Value] { [:] }
+
+    /// 0: the model has no migrations, and its records carry no version.
+    public static var schemaVersion: Int { 0 }
 
     /// The id of this model's record.
     public var recordId: String { Self.recordId(for: id) }

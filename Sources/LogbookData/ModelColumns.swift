@@ -59,7 +59,8 @@ enum ModelColumns {
     ) throws(ModelError) -> M {
         let requested = RequestedKeys()
         do {
-            let model = try ValueDecoder.decode(type, columns: source, requestedKeys: requested)
+            let model = try ValueDecoder.decode(
+                type, columns: source, schema: ModelSchema.of(type), requestedKeys: requested)
             learn(type, requested.names)
             return model
         } catch let failure as ValueCodingFailure {

@@ -21,6 +21,11 @@ public enum ModelError: Error, Sendable, CustomStringConvertible {
     case notFound(recordId: String)
     /// A query cannot be asked of the index: `reason` says why.
     case invalidQuery(index: String, reason: String)
+    /// A migration's body threw on the record (nothing of its transaction was written).
+    case migrationFailed(recordId: String, version: Int, reason: String)
+    /// The migrations cannot run as given: `reason` says why (versions repeated, below 1, or
+    /// above the model's `schemaVersion`).
+    case invalidMigration(model: String, reason: String)
 
     /// The record and what went wrong, in one line.
     public var description: String {
@@ -39,6 +44,10 @@ public enum ModelError: Error, Sendable, CustomStringConvertible {
             return "\(recordId): no such record"
         case .invalidQuery(let index, let reason):
             return "query of \(index): \(reason)"
+        case .migrationFailed(let recordId, let version, let reason):
+            return "\(recordId): migration to version \(version) failed: \(reason)"
+        case .invalidMigration(let model, let reason):
+            return "migrations of \(model): \(reason)"
         }
     }
 }
@@ -77,8 +86,11 @@ extension ModelError: Equatable {
             return (a, b, c) == (d, e, f)
         case (.deleted(let left), .deleted(let right)), (.notFound(let left), .notFound(let right)):
             return left == right
-        case (.invalidQuery(let a, let b), .invalidQuery(let c, let d)):
+        case (.invalidQuery(let a, let b), .invalidQuery(let c, let d)),
+            (.invalidMigration(let a, let b), .invalidMigration(let c, let d)):
             return (a, b) == (c, d)
+        case (.migrationFailed(let a, let b, let c), .migrationFailed(let d, let e, let f)):
+            return (a, b, c) == (d, e, f)
         default:
             return false
         }

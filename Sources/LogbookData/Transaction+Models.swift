@@ -18,10 +18,21 @@ extension Transaction {
     public mutating func save<M: LogbookModel>(_ model: M) throws(ModelError) {
         let recordId = model.recordId
         if isDeleted(recordId) { throw .deleted(recordId: recordId) }
-        let encoded = try ModelColumns.encode(model)
+        var encoded = try ModelColumns.encode(model)
         let known = try ModelColumns.knownColumns(M.self, recordId: recordId, encoded: encoded)
-        let writes = ModelColumns.writes(
-            recordId: recordId, stored: fields(recordId) ?? [:], encoded: encoded, known: known)
+        let stored = fields(recordId)
+        if stored == nil, M.schemaVersion > 0 {
+            // A new record is in the current shape: no migration is to run on it.
+            encoded[ModelMigration<M>.versionColumn] = .int(Int64(M.schemaVersion))
+        }
+        try apply(
+            ModelColumns.writes(
+                recordId: recordId, stored: stored ?? [:], encoded: encoded, known: known),
+            to: recordId)
+    }
+
+    /// Makes `writes` (all of one record) part of this transaction.
+    mutating func apply(_ writes: [LocalWrite], to recordId: String) throws(ModelError) {
         do throws(LogbookError) {
             for write in writes {
                 switch write {

@@ -9,12 +9,15 @@ struct KeyedValueContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let codingPath: [any CodingKey]
     /// Set at a model's top level: every key asked about is recorded here.
     let requestedKeys: RequestedKeys?
+    /// Set at a model's top level when the model renames or defaults columns.
+    var schema: ModelSchema? = nil
 
     var allKeys: [Key] { object.names.compactMap { Key(stringValue: $0) } }
 
     private func lookup(_ key: Key) -> Value? {
         requestedKeys?.add(key.stringValue)
-        return object[key.stringValue]
+        if let value = object[key.stringValue] { return value }
+        return schema?.fallback(for: key.stringValue, in: object)
     }
 
     func contains(_ key: Key) -> Bool { lookup(key) != nil }

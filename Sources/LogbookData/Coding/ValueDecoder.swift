@@ -16,12 +16,15 @@ enum ValueDecoder {
     }
 
     /// Decodes `type` from the object whose columns are `columns`, as `decode(_:from:
-    /// requestedKeys:)` would from `.object` of them.
+    /// requestedKeys:)` would from `.object` of them; a column they lack is read as `schema`
+    /// says (an earlier name, a default).
     static func decode<T: Decodable>(
-        _ type: T.Type, columns: ColumnSource, requestedKeys: RequestedKeys?
+        _ type: T.Type, columns: ColumnSource, schema: ModelSchema?,
+        requestedKeys: RequestedKeys?
     ) throws -> T {
         var decoder = NodeDecoder(value: .object([:]), codingPath: [], requestedKeys: requestedKeys)
         decoder.columns = columns
+        decoder.schema = schema
         return try decoder.decode(type)
     }
 }
@@ -41,6 +44,8 @@ struct NodeDecoder: Decoder {
     let requestedKeys: RequestedKeys?
     /// A top-level object's columns, when they are not `value`'s (a stored record's).
     var columns: ColumnSource?
+    /// How a top-level model reads columns its record lacks.
+    var schema: ModelSchema?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     init(value: Value, codingPath: [any CodingKey], requestedKeys: RequestedKeys? = nil) {
@@ -53,7 +58,8 @@ struct NodeDecoder: Decoder {
         if let columns {
             return KeyedDecodingContainer(
                 KeyedValueContainer<Key>(
-                    object: columns, codingPath: codingPath, requestedKeys: requestedKeys))
+                    object: columns, codingPath: codingPath, requestedKeys: requestedKeys,
+                    schema: schema))
         }
         guard case .object(let object) = value else {
             throw ValueCodingFailure(
