@@ -109,7 +109,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .target(
-            name: "LogbookViews", dependencies: ["Logbook", "LogbookCRDT", "CMemoryHints"],
+            name: "LogbookViews",
+            dependencies: ["Logbook", "LogbookCRDT", "LogbookData", "CMemoryHints"],
             swiftSettings: strictSettings),
         .target(
             name: "LogbookData", dependencies: ["Logbook", "LogbookCRDT"],
@@ -217,7 +218,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookViewsTests",
-            dependencies: ["LogbookViews", "Logbook", "LogbookCRDT", "LogbookTesting"],
+            dependencies: [
+                "LogbookViews", "Logbook", "LogbookCRDT", "LogbookData", "LogbookTesting",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "CrashTests", dependencies: ["Logbook", "LogbookCRDT", "LogbookTesting"],

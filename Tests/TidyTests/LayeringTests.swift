@@ -23,7 +23,7 @@ import Testing
             "Foundation", "LogbookCRDT", "LogbookStorage", "CMemoryHints", "CoreMetrics",
             "Synchronization",
         ],
-        "LogbookViews": ["Foundation", "Logbook", "LogbookCRDT", "CMemoryHints"],
+        "LogbookViews": ["Foundation", "Logbook", "LogbookCRDT", "LogbookData", "CMemoryHints"],
         "LogbookData": ["Foundation", "Logbook", "LogbookCRDT", "Synchronization", "Observation"],
         "LogbookWorkloads": [
             "Foundation", "Logbook", "LogbookCRDT", "LogbookStorage", "LogbookViews",
