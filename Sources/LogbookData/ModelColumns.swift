@@ -60,7 +60,8 @@ enum ModelColumns {
         let requested = RequestedKeys()
         do {
             let model = try ValueDecoder.decode(
-                type, columns: source, schema: ModelSchema.of(type), requestedKeys: requested)
+                type, columns: source, schema: ModelSchema.of(type, recordId: recordId),
+                requestedKeys: requested)
             learn(type, requested.names)
             return model
         } catch let failure as ValueCodingFailure {

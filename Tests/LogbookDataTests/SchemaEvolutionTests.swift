@@ -72,6 +72,26 @@ import Testing
         }
     }
 
+    struct Counter: LogbookModel, Equatable {
+        var id: Int
+        var count: Int
+    }
+
+    @Test func aRecordWithoutAnIdColumnTakesItsIdFromTheRecordId() async throws {
+        try await withLogbook { logbook, _ in
+            // As a crdt-lite client or an importer writes records: no `id` column.
+            try await logbook.insertOrUpdate("note/plain", fields: [("text", .string("tea"))])
+            try await logbook.insertOrUpdate("counter/42", fields: [("count", .int(7))])
+            try await logbook.insertOrUpdate("counter/x", fields: [("count", .int(1))])
+            #expect(
+                try logbook.model(Note.self, id: "plain")
+                    == Note(id: "plain", text: "tea", pinned: false))
+            #expect(try logbook.model(Counter.self, id: 42) == Counter(id: 42, count: 7))
+            // A key the id type cannot spell is still a missing id.
+            #expect(throws: ModelError.self) { try logbook.models(Counter.self) }
+        }
+    }
+
     @Test func aMigrationRunsOncePerReplicaInSlices() async throws {
         try await withLogbook { logbook, _ in
             try await Self.saveOldNotes(logbook, 0..<600)

@@ -9,7 +9,7 @@ struct KeyedValueContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let codingPath: [any CodingKey]
     /// Set at a model's top level: every key asked about is recorded here.
     let requestedKeys: RequestedKeys?
-    /// Set at a model's top level when the model renames or defaults columns.
+    /// Set at a model's top level: how a column the record lacks is read.
     var schema: ModelSchema? = nil
 
     var allKeys: [Key] { object.names.compactMap { Key(stringValue: $0) } }
