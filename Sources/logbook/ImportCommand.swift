@@ -42,15 +42,13 @@ struct ImportCommand: AsyncParsableCommand {
                 let (imported, skipped) = try await importing {
                     try await $0.importBridgeRows(rows, progress: $1)
                 }
-                report.rows = rows.count
-                report.imported = imported
-                report.skipped = Dictionary(
-                    uniqueKeysWithValues: skipped.map { ($0.key.rawValue, $0.value) })
+                report.bridges(rows: rows.count, imported: imported, skipped: skipped)
             case .goodies:
                 let document = try GoodiesDocument(parsing: try readInput())
-                try await importing { try await $0.importGoodies(document, progress: $1) }
-                report.entities = document.entities.count
-                report.relationships = document.relationships.count
+                let made = try await importing {
+                    try await $0.importGoodies(document, progress: $1)
+                }
+                report.goodies(document, deleted: made.deleted.count)
             }
         } catch let error as GoodiesDocument.FormatError {
             throw badInput("\(file): \(error)")

@@ -1,5 +1,6 @@
 import Foundation
 import Logbook
+import LogbookViews
 
 /// `logbook import KIND DIR FILE`: what came in. Bridges give `rows`, `imported` and
 /// `skipped` (by reason); a Goodies home gives `entities` and `relationships`.
@@ -21,11 +22,30 @@ package struct ImportReport: CommandReport {
         self.file = file
     }
 
+    /// Fills in a bridges import: rows read, openings imported, rows skipped by reason.
+    package mutating func bridges(
+        rows: Int, imported: Int, skipped: [BridgeOpening.SkipReason: Int]
+    ) {
+        self.rows = rows
+        self.imported = imported
+        self.skipped = Dictionary(uniqueKeysWithValues: skipped.map { ($0.key.rawValue, $0.value) })
+    }
+
+    /// Fills in a Goodies import: the document's counts, and the records not written
+    /// because they were deleted.
+    package mutating func goodies(_ document: GoodiesDocument, deleted: Int) {
+        entities = document.entities.count
+        relationships = document.relationships.count
+        skipped = deleted == 0 ? nil : ["the record was deleted": deleted]
+    }
+
     package var text: String {
-        if let entities, let relationships {
-            return "imported \(entities) entities and \(relationships) relationships from \(file)"
-        }
         var lines = ["imported \(imported ?? 0) of \(rows ?? 0) rows from \(file)"]
+        if let entities, let relationships {
+            lines = [
+                "imported \(entities) entities and \(relationships) relationships from \(file)"
+            ]
+        }
         for (reason, count) in (skipped ?? [:]).sorted(by: { $0.key < $1.key }) {
             lines.append("  skipped \(count): \(reason)")
         }

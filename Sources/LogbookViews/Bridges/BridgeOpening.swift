@@ -33,6 +33,9 @@ public struct BridgeOpening: Hashable, Sendable {
         case missingEntityType = "entitytype is missing"
         case missingOpenTime = "opendatetime is missing or malformed"
         case coordinateNotNumber = "latitude or longitude is not a number"
+        /// Not a parse failure: the opening's record was deleted on this replica, and
+        /// crdt-lite never revives a deleted record (an importer reports it here).
+        case deletedRecord = "the opening's record was deleted"
     }
 
     /// Parses a SODA row (every value a string).
