@@ -3,7 +3,7 @@
 
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
-.PHONY: demo demo-hub test test-own-lz4 app-fixture lint deps bench bench-hub benchmarks benchmark-thresholds fuzz docs install
+.PHONY: demo demo-hub test test-own-lz4 app-fixture examples lint deps bench bench-hub benchmarks benchmark-thresholds fuzz docs install
 
 # The demo measures throughput, so it runs an optimized build.
 demo: deps
@@ -29,6 +29,11 @@ test: deps
 # trait off: it must fetch swift-metrics alone (scripts/app-fixture.sh).
 app-fixture: deps
 	bash scripts/app-fixture.sh
+
+# The three apps under Examples/, built with the `Server` trait off and run; each checks
+# what it prints (scripts/examples.sh).
+examples: deps
+	bash scripts/examples.sh
 
 # The whole suite once more on the project's own LZ4 codec (LOGBOOK_LZ4=swift; what Apple
 # platforms build, docs/compression.md) instead of liblz4. It rebuilds the Logbook targets
@@ -78,7 +83,8 @@ install: deps
 	bash scripts/install.sh .build/release/logbook .build/release/generate-manual "$(PREFIX)"
 
 lint:
-	swift format lint --strict --recursive Sources Tests Package.swift Fuzz/Sources Fuzz/Package.swift
+	swift format lint --strict --recursive Sources Tests Package.swift Fuzz/Sources Fuzz/Package.swift \
+		Examples/Sources Examples/Package.swift
 
 deps:
 	@bash scripts/install-dependencies.sh
