@@ -50,6 +50,31 @@ import Testing
         try writer.close()
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aReadersObserversHearWhatEachRefreshApplied() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let writer = try Logbook.open(
+            directory: directory.path, nodeId: 1, options: writerOptions())
+        try await write(writer, 0..<10)
+        let reader = try Logbook.open(directory: directory.path, options: readOnly())
+        var commits = reader.committedChanges().makeAsyncIterator()
+        try await write(writer, 10..<40)
+        let first = try reader.refresh()
+        try reader.refresh()  // nothing new: nothing delivered
+        try await write(writer, 40..<41)
+        try reader.refresh()
+        let heard = await commits.next()
+        #expect(heard?.changes.count == 60, "30 writes of two columns")
+        #expect(heard?.offsets == first.previousEnd..<first.end)
+        #expect(Set(heard?.recordIds ?? []) == Set((0..<20).map { "k\($0)" }))
+        let next = await commits.next()
+        #expect(next?.changes.map(\.recordId) == ["k0", "k0"], "the one write after")
+        try reader.close()
+        #expect(await commits.next() == nil, "closing ends the stream")
+        try writer.close()
+    }
+
     @Test func aReaderKeepsItsFilesWhileTheWriterCompactsThemAway() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
