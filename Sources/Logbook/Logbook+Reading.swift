@@ -18,6 +18,15 @@ extension Logbook {
         locked { crdt.getRecord(recordId) }
     }
 
+    /// Runs `body` under the engine's lock with a reader of live records, so that what it
+    /// reads from the state and from views (applied under the same lock, inside each write)
+    /// is one moment's. For the data layer's queries; `body` must not call the Logbook.
+    package func readingState<R>(_ body: (_ record: (String) -> Record<String, Value>?) -> R)
+        -> R
+    {
+        locked { body { crdt.getRecord($0) } }
+    }
+
     /// True when `view` is one of this Logbook's views (`LogbookOptions.views`), kept as
     /// changes are accepted.
     public func maintains(_ view: any MaterializedView) -> Bool {

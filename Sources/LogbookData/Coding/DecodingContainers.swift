@@ -15,9 +15,10 @@ struct KeyedValueContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var allKeys: [Key] { object.names.compactMap { Key(stringValue: $0) } }
 
     private func lookup(_ key: Key) -> Value? {
-        requestedKeys?.add(key.stringValue)
-        if let value = object[key.stringValue] { return value }
-        return schema?.fallback(for: key.stringValue, in: object)
+        let name = key.stringValue
+        requestedKeys?.add(name)
+        if let value = object[name] { return value }
+        return schema?.fallback(for: name, in: object)
     }
 
     func contains(_ key: Key) -> Bool { lookup(key) != nil }
@@ -30,16 +31,13 @@ struct KeyedValueContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func take<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
         guard let value = lookup(key) else { throw missing(T.self, key) }
         // Dates and UUIDs as `ValueEncoder` writes them, without their own `init(from:)`:
-        // these checks compare type metadata only.
-        if T.self == Date.self, let seconds = value.doubleValue,
-            let date = Date(timeIntervalSinceReferenceDate: seconds) as? T
-        {
-            return date
+        // these checks compare type metadata only, and a type found equal is that type.
+        if T.self == Date.self, let seconds = value.doubleValue {
+            return unsafeBitCast(Date(timeIntervalSinceReferenceDate: seconds), to: T.self)
         }
-        if T.self == UUID.self, let string = value.stringValue, let uuid = UUID(uuidString: string),
-            let typed = uuid as? T
+        if T.self == UUID.self, let string = value.stringValue, let uuid = UUID(uuidString: string)
         {
-            return typed
+            return unsafeBitCast(uuid, to: T.self)
         }
         return try NodeDecoder(value: value, codingPath: codingPath + [key]).decode(type)
     }
@@ -49,34 +47,49 @@ struct KeyedValueContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         ValueCodingFailure(codingPath: codingPath + [key], expected: "\(type)", found: "nothing")
     }
 
-    /// The value of `key`, read by `read` (nil: the wrong kind, reported as `expected`).
-    private func scalar<T>(_ key: Key, _ expected: String, _ read: (Value) -> T?) throws -> T {
-        guard let value = lookup(key) else { throw missing(T.self, key) }
-        guard let scalar = read(value) else {
-            throw ValueCodingFailure(
-                codingPath: codingPath + [key], expected: expected, found: value.kindDescription)
-        }
-        return scalar
+    /// The failure for a value of the wrong kind.
+    private func mismatch(_ key: Key, _ expected: String, _ value: Value) -> ValueCodingFailure {
+        ValueCodingFailure(
+            codingPath: codingPath + [key], expected: expected, found: value.kindDescription)
     }
 
+    // The common scalars are read without a generic helper or a closure: in this generic
+    // container each would ask the runtime for type metadata on every property decoded.
+
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try scalar(key, "a boolean") { $0.boolValue }
+        guard let value = lookup(key) else { throw missing(type, key) }
+        guard case .bool(let bool) = value else { throw mismatch(key, "a boolean", value) }
+        return bool
     }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try scalar(key, "a string") { $0.stringValue }
+        guard let value = lookup(key) else { throw missing(type, key) }
+        guard case .string(let string) = value else { throw mismatch(key, "a string", value) }
+        return string
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try scalar(key, "a number") { $0.doubleValue }
+        guard let value = lookup(key) else { throw missing(type, key) }
+        guard let double = value.doubleValue else { throw mismatch(key, "a number", value) }
+        return double
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try take(type, key) }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try scalar(key, "an integer that fits Int") { ScalarDecoding.exactly(Int.self, $0) }
+        guard let value = lookup(key) else { throw missing(type, key) }
+        if case .int(let int) = value, let fitting = Int(exactly: int) { return fitting }
+        guard let fitting = ScalarDecoding.exactly(Int.self, value) else {
+            throw mismatch(key, "an integer that fits Int", value)
+        }
+        return fitting
     }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try take(type, key) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try take(type, key) }
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try take(type, key) }
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try scalar(key, "an integer that fits Int64") { ScalarDecoding.exactly(Int64.self, $0) }
+        guard let value = lookup(key) else { throw missing(type, key) }
+        if case .int(let int) = value { return int }
+        guard let fitting = ScalarDecoding.exactly(Int64.self, value) else {
+            throw mismatch(key, "an integer that fits Int64", value)
+        }
+        return fitting
     }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try take(type, key) }
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try take(type, key) }

@@ -6,8 +6,8 @@ extension Logbook {
     /// starting after `cursor`. O(log n + k) for k models read: a binary search of the
     /// index, then one record read and decode per model.
     ///
-    /// The index is read first, then the records: a record that changed in between so that
-    /// it no longer matches is left out, never returned wrong. Throws `.invalidQuery` when
+    /// The index and the records are read at one moment, under the engine's lock (the index
+    /// is kept under it), then decoded outside it: an answer is one state's. Throws `.invalidQuery` when
     /// the index is not one of this Logbook's views (it would be empty or stale) or the
     /// query names more columns than it has.
     public func query<Model: LogbookModel>(
@@ -32,20 +32,22 @@ extension Logbook {
         after cursor: IndexCursor?
     ) throws(ModelError) -> (models: [Model], keys: [[UInt8]], next: IndexCursor?) {
         let (low, high) = query.keyRange()
-        let entries = index.scan(
-            from: low, to: high, descending: order == .descending, limit: max(0, limit),
-            after: cursor?.key)
+        // The index and the records read at one moment (views are kept under the engine's
+        // lock), so every entry's record holds the key it was found under.
+        let (entries, records) = readingState { record in
+            let entries = index.scan(
+                from: low, to: high, descending: order == .descending, limit: max(0, limit),
+                after: cursor?.key)
+            return (entries, entries.map { record($0.recordId) })
+        }
         var models: [Model] = []
         var keys: [[UInt8]] = []
         models.reserveCapacity(entries.count)
-        for entry in entries {
-            guard let record = getRecord(entry.recordId) else { continue }
-            let key = index.key(ofRecord: entry.recordId, record: record)
-            guard IndexKeyEncoding.compare(key, low) >= 0, IndexKeyEncoding.compare(key, high) < 0
-            else { continue }
+        for (entry, record) in zip(entries, records) {
+            guard let record else { continue }
             models.append(
                 try ModelColumns.decode(Model.self, recordId: entry.recordId, record: record))
-            keys.append(key)
+            keys.append(entry.key)
         }
         let next = entries.count == limit ? entries.last.map { IndexCursor(key: $0.key) } : nil
         return (models, keys, next)

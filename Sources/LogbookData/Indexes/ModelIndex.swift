@@ -152,11 +152,6 @@ public final class ModelIndex<Model: LogbookModel>: CheckpointableView, @uncheck
         defer { lock.unlock() }
         return records[recordId]?.key
     }
-
-    /// The key the stored `record` has in this index.
-    func key(ofRecord recordId: String, record: Record<String, Value>) -> [UInt8] {
-        IndexKeyEncoding.key(columns.map { record.field($0) }, recordId: recordId)
-    }
 }
 
 private func max(_ a: [UInt8], _ b: [UInt8], by compare: ([UInt8], [UInt8]) -> Int) -> [UInt8] {
