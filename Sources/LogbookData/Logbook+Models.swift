@@ -16,19 +16,50 @@ extension Logbook {
         try await save([model])
     }
 
-    /// Stores every model in `models` as `save(_:)` does, in one transaction: one batch of
-    /// the log, kept whole or not at all by a crash, and one wait for durability. Up to
-    /// 16 MiB of changes a call (a batch's limit); larger imports save in slices.
+    /// Stores every model in `models` as `save(_:)` does, in one batch of the log, kept
+    /// whole or not at all by a crash, and one wait for durability: each record's writes
+    /// are worked out from it as stored, under the engine's lock, in the hold that writes
+    /// them, so nothing can change a record in between. A deleted model refuses the whole
+    /// call (`.deleted`, nothing written). Up to 16 MiB of changes a call (a batch's
+    /// limit); larger imports save in slices.
     @discardableResult
     public nonisolated(nonsending) func save<M: LogbookModel>(_ models: [M])
         async throws(ModelError) -> [Change<String, String, Value>]
     {
+        let recordIds = models.map { $0.recordId }
+        guard Set(recordIds).count == recordIds.count else {
+            // A model saved twice in one call: each save must see the one before it.
+            do {
+                return try await transactionWithChanges { transaction in
+                    for model in models { try transaction.save(model) }
+                }.changes
+            } catch {
+                throw ModelError(transactionError: error)
+            }
+        }
+        let encoded = try models.map { model throws(ModelError) in try ModelColumns.encode(model) }
+        guard let first = encoded.first else { return [] }
+        let known = try ModelColumns.knownColumns(M.self, recordId: recordIds[0], encoded: first)
+        let stamp: Value? = M.schemaVersion > 0 ? .int(Int64(M.schemaVersion)) : nil
         do {
-            return try await transactionWithChanges { transaction in
-                for model in models { try transaction.save(model) }
-            }.changes
+            // Each record's writes are worked out from it as stored, under the engine's lock,
+            // so a save is a transaction that never has to run again.
+            return try await writeDerived(from: recordIds) { position, record in
+                var columns = encoded[position]
+                if record == nil, let stamp {
+                    // A new record is in the current shape: no migration is to run on it.
+                    columns[ModelMigration<M>.versionColumn] = stamp
+                }
+                return ModelColumns.writes(
+                    recordId: recordIds[position], record: record, encoded: columns, known: known)
+            }
         } catch {
-            throw ModelError(transactionError: error)
+            if error.code == .recordDeleted, let position = error.changeIndex,
+                recordIds.indices.contains(position)
+            {
+                throw .deleted(recordId: recordIds[position])
+            }
+            throw .engine(error)
         }
     }
 

@@ -111,6 +111,36 @@ enum ModelColumns {
         }
     }
 
+    /// `writes(recordId:stored:encoded:known:)` from a stored record itself, its columns
+    /// read in place (no dictionary of its fields built).
+    static func writes(
+        recordId: String, record: Record<String, Value>?, encoded: [String: Value],
+        known: Set<String>
+    ) -> [LocalWrite] {
+        guard let record else {
+            return writes(recordId: recordId, stored: [:], encoded: encoded, known: known)
+        }
+        var changed: [(String, Value)] = []
+        for (column, value) in encoded where record.field(column) != value {
+            changed.append((column, value))
+        }
+        changed.sort { $0.0 < $1.0 }
+        var writes: [LocalWrite] = []
+        if !changed.isEmpty {
+            writes.append(.insertOrUpdate(recordId, fields: changed))
+        }
+        var erased: [String] = []
+        record.forEachColumn { column, _, value in
+            if value != nil, encoded[column] == nil, known.contains(column) {
+                erased.append(column)
+            }
+        }
+        for column in erased.sorted() {
+            writes.append(.deleteField(recordId, fieldName: column))
+        }
+        return writes
+    }
+
     /// The writes that take a record from `stored` columns to `encoded` ones: one
     /// `insertOrUpdate` of the columns whose value differs (none when all are equal), and a
     /// `deleteField` for each stored column the model knows and no longer encodes.

@@ -92,6 +92,27 @@ import Testing
         }
     }
 
+    @Test func aSaveOfSeveralIsWholeOrNothingAndTheLastOfOneIdWins() async throws {
+        try await withLogbook { logbook, _ in
+            let kept = Message.sample("kept")
+            let gone = Message.sample("gone")
+            try await logbook.save(gone)
+            try await logbook.delete(Message.self, id: gone.id)
+            let before = logbook.stateDigest()
+            await #expect(throws: ModelError.deleted(recordId: gone.recordId)) {
+                try await logbook.save([kept, gone])
+            }
+            #expect(logbook.stateDigest() == before, "nothing of the call was written")
+            var edited = kept
+            edited.text = "edited"
+            edited.editedAt = Date(timeIntervalSinceReferenceDate: 900_000_000)
+            try await logbook.save([kept, edited])
+            #expect(try logbook.model(Message.self, id: kept.id) == edited)
+            try await logbook.save([edited, kept])
+            #expect(try logbook.model(Message.self, id: kept.id) == kept, "editedAt erased again")
+        }
+    }
+
     @Test func anUpdateOfNothingOrOfTheIdIsRefused() async throws {
         try await withLogbook { logbook, _ in
             let missing = UUID()

@@ -83,7 +83,7 @@ extension Logbook {
 
     /// Refuses the writes when a column they write would take a version past
     /// `ChangeLimits.versionMax`: each write of a column raises its version by one.
-    private static func checkColumnVersionRoom(_ writes: [LocalWrite], in crdt: ReplicaState)
+    static func checkColumnVersionRoom(_ writes: [LocalWrite], in crdt: ReplicaState)
         throws(LogbookError)
     {
         // Versions come near the limit only from a hostile peer: only columns within the
