@@ -24,7 +24,7 @@ enum ModelColumns {
     static func encode<M: LogbookModel>(_ model: M) throws(ModelError) -> [String: Value] {
         let value: Value
         do {
-            value = try ValueEncoder.encode(model)
+            value = try ValueEncoder.encode(model: model)
         } catch let failure as ValueCodingFailure {
             throw .unencodable(
                 recordId: model.recordId, path: failure.path,

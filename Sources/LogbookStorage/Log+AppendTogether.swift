@@ -14,21 +14,24 @@ extension Log {
     ) throws(StorageError) -> Range<UInt64> {
         guard count > 0 else { return nextOffset..<nextOffset }
         try prepareToAppend()
-        let refusal = StorageError(
-            .invalidArgument,
-            "\(count) records cannot be one batch: a batch takes at most "
-                + "\(Limits.batchRawSizeMax) bytes and \(Limits.batchRecordCountMax) records",
-            path: directory, logOffset: nextOffset)
-        guard count <= Limits.batchRecordCountMax else { throw refusal }
+        // Spelled only when refused: every transaction and save appends through here.
+        func refusal() -> StorageError {
+            StorageError(
+                .invalidArgument,
+                "\(count) records cannot be one batch: a batch takes at most "
+                    + "\(Limits.batchRawSizeMax) bytes and \(Limits.batchRecordCountMax) records",
+                path: directory, logOffset: nextOffset)
+        }
+        guard count <= Limits.batchRecordCountMax else { throw refusal() }
         let descriptions = (0..<count).map(describe)
         // What the records take at most: each is its bytes and two varints. Checked as it
         // grows, so the sum stays near the batch limit and cannot overflow a 32-bit Int.
         var bound = 0
         for description in descriptions {
             guard description.byteCount >= 0, description.byteCount <= Limits.recordSizeMax
-            else { throw refusal }
+            else { throw refusal() }
             bound += description.byteCount + 2 * Varint.sizeMax
-            guard bound <= Limits.batchRawSizeMax else { throw refusal }
+            guard bound <= Limits.batchRawSizeMax else { throw refusal() }
         }
         if !hasBegunEpoch { try beginEpoch(version: descriptions[0].version) }
         // Read in place: a copy of the pending batch held here would make the append below

@@ -16,10 +16,12 @@ struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     private func put<T: Encodable>(_ value: T, _ key: Key) throws {
         // The scalars a model's columns mostly are go in without a node, a coding path or
         // a dynamic cast: these checks compare type metadata only.
-        if T.self == Date.self, let date = value as? Date {
+        if T.self == Date.self {
+            let date = unsafeBitCast(value, to: Date.self)
             return node.set(.double(date.timeIntervalSinceReferenceDate), forKey: key.stringValue)
         }
-        if T.self == UUID.self, let uuid = value as? UUID {
+        if T.self == UUID.self {
+            let uuid = unsafeBitCast(value, to: UUID.self)
             return node.set(.string(uuid.uuidString), forKey: key.stringValue)
         }
         try node.child(forKey: key.stringValue).encode(value, codingPath: codingPath + [key])

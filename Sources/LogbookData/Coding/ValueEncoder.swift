@@ -13,6 +13,14 @@ enum ValueEncoder {
         try node.encode(value, codingPath: [])
         return node.resolved()
     }
+
+    /// Encodes a model: straight through its own `encode(to:)`, since a model is never one
+    /// of the scalars `encode(_:)` looks for first.
+    static func encode<M: LogbookModel>(model: M) throws -> Value {
+        let node = EncodingNode()
+        try model.encode(to: NodeEncoder(node: node, codingPath: []))
+        return node.resolved()
+    }
 }
 
 /// Why a value could not be encoded or decoded, and where.
@@ -97,34 +105,49 @@ final class EncodingNode {
             set(scalar)
             return
         }
-        switch value {
-        case let data as Data: set(.bytes(Array(data)))
-        case let url as URL: set(.string(url.absoluteString))
-        case let decimal as Decimal: set(.string(decimal.description))
-        default: try value.encode(to: NodeEncoder(node: self, codingPath: codingPath))
+        if T.self == Data.self, let data = value as? Data {
+            set(.bytes(Array(data)))
+        } else if T.self == URL.self, let url = value as? URL {
+            set(.string(url.absoluteString))
+        } else if T.self == Decimal.self, let decimal = value as? Decimal {
+            set(.string(decimal.description))
+        } else {
+            try value.encode(to: NodeEncoder(node: self, codingPath: codingPath))
         }
     }
 
     /// A Swift scalar's `Value`; nil for any other type. Each scalar is caught here, before
     /// its own `encode(to:)`, which would come back to this node through a container.
     private static func scalar<T>(_ value: T, _ codingPath: [any CodingKey]) throws -> Value? {
-        switch value {
-        case let bool as Bool: return .bool(bool)
-        case let string as String: return .string(string)
-        case let double as Double: return try finite(double, codingPath)
-        case let float as Float: return try finite(Double(float), codingPath)
-        case let int as Int: return .int(Int64(int))
-        case let int as Int8: return .int(Int64(int))
-        case let int as Int16: return .int(Int64(int))
-        case let int as Int32: return .int(Int64(int))
-        case let int as Int64: return .int(int)
-        case let int as UInt: return Value(integer: UInt64(int))
-        case let int as UInt8: return Value(integer: UInt64(int))
-        case let int as UInt16: return Value(integer: UInt64(int))
-        case let int as UInt32: return Value(integer: UInt64(int))
-        case let int as UInt64: return Value(integer: int)
-        default: return nil
+        // Type metadata compared, not a dynamic cast tried per scalar type: a struct that is
+        // none of them (every model, every nested value) cost fourteen failed casts.
+        if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if T.self == Int.self { return .int(Int64(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Double.self {
+            return try finite(unsafeBitCast(value, to: Double.self), codingPath)
         }
+        if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if T.self == Int64.self { return .int(unsafeBitCast(value, to: Int64.self)) }
+        if T.self == Float.self {
+            return try finite(Double(unsafeBitCast(value, to: Float.self)), codingPath)
+        }
+        if T.self == Int8.self { return .int(Int64(unsafeBitCast(value, to: Int8.self))) }
+        if T.self == Int16.self { return .int(Int64(unsafeBitCast(value, to: Int16.self))) }
+        if T.self == Int32.self { return .int(Int64(unsafeBitCast(value, to: Int32.self))) }
+        if T.self == UInt.self {
+            return Value(integer: UInt64(unsafeBitCast(value, to: UInt.self)))
+        }
+        if T.self == UInt8.self {
+            return Value(integer: UInt64(unsafeBitCast(value, to: UInt8.self)))
+        }
+        if T.self == UInt16.self {
+            return Value(integer: UInt64(unsafeBitCast(value, to: UInt16.self)))
+        }
+        if T.self == UInt32.self {
+            return Value(integer: UInt64(unsafeBitCast(value, to: UInt32.self)))
+        }
+        if T.self == UInt64.self { return Value(integer: unsafeBitCast(value, to: UInt64.self)) }
+        return nil
     }
 
     static func finite(_ double: Double, _ codingPath: [any CodingKey]) throws -> Value {
