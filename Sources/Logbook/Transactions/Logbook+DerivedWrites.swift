@@ -29,14 +29,8 @@ extension Logbook {
                 }
             }
             guard !writes.isEmpty else { return ([], nil) }
-            try ChangeAdmission.checkClockRoom(
-                clock: crdt.getClock().currentTime(), writes: writes.count)
-            try Self.checkColumnVersionRoom(writes, in: crdt)
             // Every record written was found live above, under this same lock.
-            let outcome = crdt.write(
-                writes, refusingColumnVersionsFrom: ChangeLimits.versionMax,
-                refusingDeletedRecords: true, skipping: fenceTest())
-            return (outcome.changes, nil)
+            return (try writeChecked(writes, into: crdt), nil)
         }
         return made.batch
     }

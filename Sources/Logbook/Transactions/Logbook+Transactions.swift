@@ -57,20 +57,29 @@ extension Logbook {
                 conflicted = true
                 return ([], nil)
             }
-            try ChangeAdmission.checkClockRoom(
-                clock: crdt.getClock().currentTime(), writes: writes.count)
-            try Self.checkColumnVersionRoom(writes, in: crdt)
             // No write here sets fields of a deleted record: each one's record was read when
             // it was made (`Transaction.insertOrUpdate`), found live, and `unchanged` has
             // just found it as it was.
-            let outcome = crdt.write(
-                writes, refusingColumnVersionsFrom: ChangeLimits.versionMax,
-                refusingDeletedRecords: true, skipping: fenceTest())
-            // The checks above leave nothing for the CRDT to refuse; were one refused, the
-            // writes before it are in the state and must be logged with it.
-            return (outcome.changes, nil)
+            return (try writeChecked(writes, into: crdt), nil)
         }
         return conflicted ? nil : made.batch
+    }
+
+    /// Makes `writes` of live records in `crdt` once the clock and every column they write
+    /// have room for them (else refuses them all, nothing made); returns their changes. For
+    /// writes made whole (a transaction, derived writes). Call under the lock.
+    func writeChecked(_ writes: [LocalWrite], into crdt: ReplicaState) throws(LogbookError)
+        -> [Change<String, String, Value>]
+    {
+        try ChangeAdmission.checkClockRoom(
+            clock: crdt.getClock().currentTime(), writes: writes.count)
+        try Self.checkColumnVersionRoom(writes, in: crdt)
+        let outcome = crdt.write(
+            writes, refusingColumnVersionsFrom: ChangeLimits.versionMax,
+            refusingDeletedRecords: true, skipping: fenceTest())
+        // The checks above leave nothing for the CRDT to refuse; were one refused, the
+        // writes before it are in the state and must be logged with them.
+        return outcome.changes
     }
 
     /// True when every record in `seen` is as it was when read. Call under the lock.

@@ -10,8 +10,7 @@ extension ModelIndex {
         lock.lock()
         defer { lock.unlock() }
         var writer = CheckpointWriter()
-        writer.write(UInt64(columns.count))
-        for column in columns { writer.write(column) }
+        columnList.write(to: &writer)
         writer.write(UInt64(entries.count))
         for chunk in entries.chunks {
             for entry in chunk {
@@ -29,11 +28,7 @@ extension ModelIndex {
     /// twice or out of order, or one outside the model's prefix.
     public func restoreCheckpoint(_ state: [UInt8]) throws(CheckpointReader.Malformed) {
         var reader = CheckpointReader(state)
-        var stored: [String] = []
-        for _ in 0..<(try reader.readCount()) { stored.append(try reader.readString()) }
-        guard stored == columns else {
-            throw reader.malformed(expected: "the key columns \(columns), found \(stored)")
-        }
+        try columnList.readAndCheck(from: &reader, role: "key")
         var restored: [String: (values: [Value?], key: [UInt8])] = [:]
         var sorted: [IndexEntry] = []
         var recordIds: Set<String> = []

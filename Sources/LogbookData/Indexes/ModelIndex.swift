@@ -28,7 +28,7 @@ public final class ModelIndex<Model: LogbookModel>: CheckpointableView, @uncheck
     /// See `MaterializedView`: the index's state is its own.
     public var replaysIndependently: Bool { true }
 
-    private let positions: [String: Int]
+    let columnList: ModelColumnList
     /// `Model.recordPrefix`, asked once.
     let prefix: String
     let lock = NSLock()
@@ -41,11 +41,7 @@ public final class ModelIndex<Model: LogbookModel>: CheckpointableView, @uncheck
     public init(_ type: Model.Type, name: String? = nil, on columns: [String]) {
         self.columns = columns
         self.name = name ?? "index \(Model.recordPrefix)(\(columns.joined(separator: ",")))"
-        var positions: [String: Int] = [:]
-        for (position, column) in columns.enumerated() where positions[column] == nil {
-            positions[column] = position
-        }
-        self.positions = positions
+        self.columnList = ModelColumnList(columns)
         self.prefix = Model.recordPrefix
     }
 
@@ -108,7 +104,9 @@ public final class ModelIndex<Model: LogbookModel>: CheckpointableView, @uncheck
     private func setValue(_ value: Value?, ofColumn column: String, in values: inout [Value?])
         -> Bool
     {
-        guard let position = positions[column], values[position] != value else { return false }
+        guard let position = columnList.positions[column], values[position] != value else {
+            return false
+        }
         // A column named twice in `columns` is kept in each place.
         for (place, name) in columns.enumerated() where name == column { values[place] = value }
         return true

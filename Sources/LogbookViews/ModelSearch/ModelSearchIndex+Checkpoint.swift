@@ -9,8 +9,7 @@ extension ModelSearchIndex {
         lock.lock()
         defer { lock.unlock() }
         var writer = CheckpointWriter()
-        writer.write(UInt64(columns.count))
-        for column in columns { writer.write(column) }
+        columnList.write(to: &writer)
         let live = documents.compactMap { $0 }.sorted { $0.recordId < $1.recordId }
         writer.write(UInt64(live.count))
         for document in live {
@@ -27,11 +26,7 @@ extension ModelSearchIndex {
     /// twice or out of order, or one outside the model's prefix.
     public func restoreCheckpoint(_ state: [UInt8]) throws(CheckpointReader.Malformed) {
         var reader = CheckpointReader(state)
-        var stored: [String] = []
-        for _ in 0..<(try reader.readCount()) { stored.append(try reader.readString()) }
-        guard stored == columns else {
-            throw reader.malformed(expected: "the searched columns \(columns), found \(stored)")
-        }
+        try columnList.readAndCheck(from: &reader, role: "searched")
         var restored: [Document?] = []
         var recordIds: Set<String> = []
         for _ in 0..<(try reader.readCount()) {

@@ -38,7 +38,7 @@ public final class ModelSearchIndex<Model: LogbookModel>: CheckpointableView,
         var texts: [String?]
     }
 
-    private let positions: [String: Int]
+    let columnList: ModelColumnList
     let prefix: String
     let lock = NSLock()
     /// By slot; nil for a slot whose record was deleted.
@@ -55,11 +55,7 @@ public final class ModelSearchIndex<Model: LogbookModel>: CheckpointableView,
     public init(_ type: Model.Type, name: String? = nil, on columns: [String]) {
         self.columns = columns
         self.name = name ?? "search \(Model.recordPrefix)(\(columns.joined(separator: ",")))"
-        var positions: [String: Int] = [:]
-        for (position, column) in columns.enumerated() where positions[column] == nil {
-            positions[column] = position
-        }
-        self.positions = positions
+        self.columnList = ModelColumnList(columns)
         self.prefix = Model.recordPrefix
     }
 
@@ -86,7 +82,7 @@ public final class ModelSearchIndex<Model: LogbookModel>: CheckpointableView,
             }
             return
         }
-        guard let position = positions[column] else { return }
+        guard let position = columnList.positions[column] else { return }
         let slot = slot(of: change.recordId)
         documents[Int(slot)]?.texts[position] = change.value.flatMap(Self.text)
         dirty.insert(slot)
