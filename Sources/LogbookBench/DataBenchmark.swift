@@ -6,8 +6,9 @@ import LogbookData
 /// `logbook bench data`: the data layer beside what it replaces, in one run. Typed puts and
 /// gets of a six-property message model next to the same columns written and read untyped;
 /// "the 50 newest messages of one conversation" through a `ModelIndex` next to GRDB running
-/// the same query over the same rows with an index; a commit's delivery to an observer; and
-/// an open that rebuilds the index next to one without it.
+/// the same query over the same rows with an index; full-text search of the messages; a
+/// commit's delivery to an observer; and an open that rebuilds the index next to one
+/// without it.
 struct DataBenchmark {
     var directory: String
     var messages: Int
@@ -39,6 +40,7 @@ struct DataBenchmark {
         let models = (0..<messages).map(message)
         var figures = try await putsAndGets(models)
         figures += try await query(models)
+        figures += try await search(models)
         figures += try await observerDelivery()
         figures += try await indexRebuild(models)
         return figures

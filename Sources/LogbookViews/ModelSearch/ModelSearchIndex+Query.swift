@@ -19,6 +19,8 @@ extension ModelSearchIndex {
         flushDirty()
         var top: [(slot: Int32, score: Double)] = []
         postings.scores(for: terms) { slot, score in
+            // Most candidates of a common term score below the last kept: no id compared.
+            if top.count == limit, let last = top.last, score < last.score { return }
             guard let recordId = documents[Int(slot)]?.recordId else { return }
             let candidate = (slot: slot, score: score)
             let ranksBefore = { (other: (slot: Int32, score: Double)) -> Bool in

@@ -33,9 +33,16 @@ public final class ModelSearchIndex<Model: LogbookModel>: CheckpointableView,
     public var replaysIndependently: Bool { true }
 
     /// One searched record: its id and each searched column's text (nil: absent).
-    struct Document {
-        var recordId: String
+    /// A class: a search reads a candidate's id hundreds of thousands of times for a term
+    /// every record holds, and a struct's copy retained its texts each time.
+    final class Document {
+        let recordId: String
         var texts: [String?]
+
+        init(recordId: String, texts: [String?]) {
+            self.recordId = recordId
+            self.texts = texts
+        }
     }
 
     let columnList: ModelColumnList
