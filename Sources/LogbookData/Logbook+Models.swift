@@ -40,16 +40,12 @@ extension Logbook {
         let encoded = try models.map { model throws(ModelError) in try ModelColumns.encode(model) }
         guard let first = encoded.first else { return [] }
         let known = try ModelColumns.knownColumns(M.self, recordId: recordIds[0], encoded: first)
-        let stamp: Value? = M.schemaVersion > 0 ? .int(Int64(M.schemaVersion)) : nil
         do {
             // Each record's writes are worked out from it as stored, under the engine's lock,
             // so a save is a transaction that never has to run again.
             return try await writeDerived(from: recordIds) { position, record in
                 var columns = encoded[position]
-                if record == nil, let stamp {
-                    // A new record is in the current shape: no migration is to run on it.
-                    columns[ModelMigration<M>.versionColumn] = stamp
-                }
+                if record == nil { ModelColumns.stampNewRecord(&columns, of: M.self) }
                 return ModelColumns.writes(
                     recordId: recordIds[position], record: record, encoded: columns, known: known)
             }

@@ -111,36 +111,6 @@ enum ModelColumns {
         }
     }
 
-    /// `writes(recordId:stored:encoded:known:)` from a stored record itself, its columns
-    /// read in place (no dictionary of its fields built).
-    static func writes(
-        recordId: String, record: Record<String, Value>?, encoded: [String: Value],
-        known: Set<String>
-    ) -> [LocalWrite] {
-        guard let record else {
-            return writes(recordId: recordId, stored: [:], encoded: encoded, known: known)
-        }
-        var changed: [(String, Value)] = []
-        for (column, value) in encoded where record.field(column) != value {
-            changed.append((column, value))
-        }
-        changed.sort { $0.0 < $1.0 }
-        var writes: [LocalWrite] = []
-        if !changed.isEmpty {
-            writes.append(.insertOrUpdate(recordId, fields: changed))
-        }
-        var erased: [String] = []
-        record.forEachColumn { column, _, value in
-            if value != nil, encoded[column] == nil, known.contains(column) {
-                erased.append(column)
-            }
-        }
-        for column in erased.sorted() {
-            writes.append(.deleteField(recordId, fieldName: column))
-        }
-        return writes
-    }
-
     /// The writes that take a record from `stored` columns to `encoded` ones: one
     /// `insertOrUpdate` of the columns whose value differs (none when all are equal), and a
     /// `deleteField` for each stored column the model knows and no longer encodes.
@@ -148,8 +118,32 @@ enum ModelColumns {
         recordId: String, stored: [String: Value], encoded: [String: Value],
         known: Set<String>
     ) -> [LocalWrite] {
+        writes(
+            recordId: recordId, encoded: encoded, known: known, storedColumns: Array(stored.keys),
+            storedValue: { stored[$0] })
+    }
+
+    /// `writes(recordId:stored:encoded:known:)` from a stored record itself (nil: none yet),
+    /// its columns read in place: no dictionary of its fields built.
+    static func writes(
+        recordId: String, record: Record<String, Value>?, encoded: [String: Value],
+        known: Set<String>
+    ) -> [LocalWrite] {
+        var columns: [String] = []
+        record?.forEachColumn { column, _, value in
+            if value != nil { columns.append(column) }
+        }
+        return writes(
+            recordId: recordId, encoded: encoded, known: known, storedColumns: columns,
+            storedValue: { record?.field($0) })
+    }
+
+    private static func writes(
+        recordId: String, encoded: [String: Value], known: Set<String>, storedColumns: [String],
+        storedValue: (String) -> Value?
+    ) -> [LocalWrite] {
         var changed: [(String, Value)] = []
-        for (column, value) in encoded where stored[column] != value {
+        for (column, value) in encoded where storedValue(column) != value {
             changed.append((column, value))
         }
         changed.sort { $0.0 < $1.0 }
@@ -157,10 +151,23 @@ enum ModelColumns {
         if !changed.isEmpty {
             writes.append(.insertOrUpdate(recordId, fields: changed))
         }
-        let erased = stored.keys.filter { encoded[$0] == nil && known.contains($0) }
+        let erased = storedColumns.filter { isErased($0, encoded: encoded, known: known) }
         for column in erased.sorted() {
             writes.append(.deleteField(recordId, fieldName: column))
         }
         return writes
+    }
+
+    /// Whether a stored column goes when a model is saved: the model knows it and its
+    /// encoding lacks it (an optional set to nil). Columns the model does not know stay.
+    static func isErased(_ column: String, encoded: [String: Value], known: Set<String>) -> Bool {
+        encoded[column] == nil && known.contains(column)
+    }
+
+    /// Stamps the columns of a record saved new with the model's `schemaVersion`: it is in
+    /// the current shape, so no migration is to run on it. Nothing when the version is 0.
+    static func stampNewRecord<M: LogbookModel>(_ columns: inout [String: Value], of type: M.Type) {
+        guard M.schemaVersion > 0 else { return }
+        columns[ModelMigration<M>.versionColumn] = .int(Int64(M.schemaVersion))
     }
 }

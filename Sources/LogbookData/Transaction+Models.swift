@@ -21,10 +21,7 @@ extension Transaction {
         var encoded = try ModelColumns.encode(model)
         let known = try ModelColumns.knownColumns(M.self, recordId: recordId, encoded: encoded)
         let stored = fields(recordId)
-        if stored == nil, M.schemaVersion > 0 {
-            // A new record is in the current shape: no migration is to run on it.
-            encoded[ModelMigration<M>.versionColumn] = .int(Int64(M.schemaVersion))
-        }
+        if stored == nil { ModelColumns.stampNewRecord(&encoded, of: M.self) }
         try apply(
             ModelColumns.writes(
                 recordId: recordId, stored: stored ?? [:], encoded: encoded, known: known),

@@ -40,7 +40,8 @@ public struct ModelMigration<M: LogbookModel>: Sendable {
             }
             let encoded = try ModelColumns.encode(model)
             let known = try ModelColumns.knownColumns(M.self, recordId: recordId, encoded: encoded)
-            for name in columns.keys where encoded[name] == nil && known.contains(name) {
+            for name in columns.keys
+            where ModelColumns.isErased(name, encoded: encoded, known: known) {
                 columns[name] = nil
             }
             columns.merge(encoded) { _, new in new }
