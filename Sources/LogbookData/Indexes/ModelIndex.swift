@@ -24,7 +24,7 @@ public final class ModelIndex<Model: LogbookModel>: CheckpointableView, @uncheck
     /// The view's name: the model's prefix and the columns, unless one was given.
     public let name: String
     /// The key columns, in order: coding keys of the model's stored properties.
-    public let columns: [String]
+    public var columns: [String] { columnList.names }
     /// See `MaterializedView`: the index's state is its own.
     public var replaysIndependently: Bool { true }
 
@@ -39,7 +39,6 @@ public final class ModelIndex<Model: LogbookModel>: CheckpointableView, @uncheck
     /// An index of `type`'s records on `columns` (coding keys, in key order); `name` must
     /// be unique among the Logbook's views.
     public init(_ type: Model.Type, name: String? = nil, on columns: [String]) {
-        self.columns = columns
         self.name = name ?? "index \(Model.recordPrefix)(\(columns.joined(separator: ",")))"
         self.columnList = ModelColumnList(columns)
         self.prefix = Model.recordPrefix

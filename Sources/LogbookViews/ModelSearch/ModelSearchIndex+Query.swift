@@ -13,7 +13,7 @@ extension ModelSearchIndex {
     /// most `limit`. Costs the postings of the query's terms, not the corpus.
     public func search(_ query: String, limit: Int = 20) -> [ModelSearchHit] {
         guard limit > 0 else { return [] }
-        let terms = Self.tokens(query)
+        let terms = BM25Index.tokens(lowercasing: query)
         lock.lock()
         defer { lock.unlock() }
         flushDirty()

@@ -28,7 +28,7 @@ public final class ModelSearchIndex<Model: LogbookModel>: CheckpointableView,
     /// The view's name: "search", the model's prefix and the columns, unless one was given.
     public let name: String
     /// The searched columns: coding keys of the model's stored properties.
-    public let columns: [String]
+    public var columns: [String] { columnList.names }
     /// See `MaterializedView`: the index's state is its own.
     public var replaysIndependently: Bool { true }
 
@@ -60,7 +60,6 @@ public final class ModelSearchIndex<Model: LogbookModel>: CheckpointableView,
     /// A search of `type`'s records over `columns` (coding keys); `name` must be unique
     /// among the Logbook's views.
     public init(_ type: Model.Type, name: String? = nil, on columns: [String]) {
-        self.columns = columns
         self.name = name ?? "search \(Model.recordPrefix)(\(columns.joined(separator: ",")))"
         self.columnList = ModelColumnList(columns)
         self.prefix = Model.recordPrefix
@@ -129,11 +128,6 @@ public final class ModelSearchIndex<Model: LogbookModel>: CheckpointableView,
         }
     }
 
-    /// The terms of a text as BM25 counts them.
-    static func tokens(_ text: String) -> [String] {
-        BM25Index.tokens(text.lowercased().unicodeScalars.map(\.value))
-    }
-
     /// Brings the postings up to date with the records changed since the last search
     /// (callers hold `lock`).
     func flushDirty() {
@@ -143,7 +137,9 @@ public final class ModelSearchIndex<Model: LogbookModel>: CheckpointableView,
                 freeSlots.append(slot)
                 continue
             }
-            postings.add(slot, tokens: document.texts.flatMap { $0.map(Self.tokens) ?? [] })
+            postings.add(
+                slot,
+                tokens: document.texts.flatMap { $0.map(BM25Index.tokens(lowercasing:)) ?? [] })
         }
         dirty = []
     }

@@ -40,6 +40,12 @@ struct BM25Index {
     /// Per-query scratch: a score per slot, zero outside a query.
     private var accumulator: [Double] = []
 
+    /// The terms of `text` (a query, a model's text): lower-cased, then letter-or-digit
+    /// runs.
+    static func tokens(lowercasing text: String) -> [String] {
+        tokens(text.lowercased().unicodeScalars.map(\.value))
+    }
+
     /// Letter-or-digit runs of already lower-cased text.
     static func tokens(_ text: [UInt32]) -> [String] {
         var result: [String] = []

@@ -12,7 +12,7 @@ extension SearchIndex {
         defer { lock.unlock() }
         flushDirty()
         guard limit > 0 else { return [] }
-        let queryTokens = BM25Index.tokens(Self.scalars(query.lowercased()))
+        let queryTokens = BM25Index.tokens(lowercasing: query)
         var top: [(slot: Int32, score: Double)] = []
         bm25.scores(for: queryTokens) { slot, score in
             if top.count == limit, let last = top.last, score < last.score { return }
@@ -35,7 +35,7 @@ extension SearchIndex {
     {
         lock.lock()
         defer { lock.unlock() }
-        let queryTokens = BM25Index.tokens(Self.scalars(query.lowercased()))
+        let queryTokens = BM25Index.tokens(lowercasing: query)
         var counts: [Int32: [String: Int]] = [:]
         var lengths: [Int32: Int] = [:]
         var frequencies: [String: Int] = [:]
