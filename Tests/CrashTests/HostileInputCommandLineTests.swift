@@ -39,6 +39,26 @@ import Testing
         try await expectStillWorking(directory)
     }
 
+    @Test func aReimportOntoADeletedRecordReportsItSkipped() async throws {
+        guard let directory = try await initialized() else { return }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + ".json"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let home =
+            #"{"entities": [{"id": "lamp", "entity_type": "device", "name": "Lamp"}, "#
+            + #"{"id": "home", "entity_type": "home", "name": "Home"}]}"#
+        try Data(home.utf8).write(to: URL(fileURLWithPath: file))
+        let first = try await LogbookExecutable.run(["import", "goodies", directory, file])
+        #expect(first.status == 0 && !first.standardOutput.contains("skipped"))
+        #expect(try await LogbookExecutable.run(["delete", directory, "entity/lamp"]).status == 0)
+        let again = try await LogbookExecutable.run(["import", "goodies", directory, file])
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(
+            again.standardOutput.contains("skipped 1: the record was deleted"),
+            "\(again.standardOutput)")
+        try await expectStillWorking(directory)
+    }
+
     @Test(arguments: ["18446744073709551615", "18446744073709551614", "9223372036854775808"])
     func appendRefusesAVersionOverTheLimit(dbVersion: String) async throws {
         guard let directory = try await initialized() else { return }
