@@ -7,9 +7,9 @@ extension Logbook {
     /// index, then one record read and decode per model.
     ///
     /// The index and the records are read at one moment, under the engine's lock (the index
-    /// is kept under it), then decoded outside it: an answer is one state's. Throws `.invalidQuery` when
-    /// the index is not one of this Logbook's views (it would be empty or stale) or the
-    /// query names more columns than it has.
+    /// is kept under it), then decoded outside it: an answer is one state's. Throws
+    /// `.invalidQuery` when the index is not one of this Logbook's views (it would be empty
+    /// or stale) or the query names more columns than it has.
     public func query<Model: LogbookModel>(
         _ index: ModelIndex<Model>, _ query: IndexQuery = .all, order: IndexOrder = .ascending,
         limit: Int = .max, after cursor: IndexCursor? = nil
