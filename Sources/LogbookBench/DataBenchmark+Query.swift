@@ -11,12 +11,7 @@ extension DataBenchmark {
     func query(_ models: [Message]) async throws -> [BenchFigure] {
         progress("data: 50 newest of a conversation, Logbook index and SQLite index")
         let index = ModelIndex(Message.self, on: ["conversation", "sentAt"])
-        let path = directory + "/query"
-        try? FileManager.default.removeItem(atPath: path)
-        let logbook = try Logbook.open(directory: path, nodeId: 1, options: Self.options([index]))
-        for start in stride(from: 0, to: models.count, by: 1000) {
-            try await logbook.save(Array(models[start..<min(start + 1000, models.count)]))
-        }
+        let logbook = try await filledLogbook("query", views: [index], holding: models)
         let database = try sqliteMessages(models)
         var random = SystemRandomNumberGenerator()
         let asked = (0..<queries).map { _ in

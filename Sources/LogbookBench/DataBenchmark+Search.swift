@@ -10,12 +10,7 @@ extension DataBenchmark {
     func search(_ models: [Message]) async throws -> [BenchFigure] {
         progress("data: full-text search of \(models.count) messages")
         let index = ModelSearchIndex(Message.self, on: ["text"])
-        let path = directory + "/search"
-        try? FileManager.default.removeItem(atPath: path)
-        let logbook = try Logbook.open(directory: path, nodeId: 1, options: Self.options([index]))
-        for start in stride(from: 0, to: models.count, by: 1000) {
-            try await logbook.save(Array(models[start..<min(start + 1000, models.count)]))
-        }
+        let logbook = try await filledLogbook("search", views: [index], holding: models)
         let first = ContinuousClock.now
         let built = try logbook.search(index, "lamp", limit: 20)
         let buildSeconds = (ContinuousClock.now - first).seconds

@@ -81,12 +81,7 @@ struct DataBenchmark {
             }
         }
         progress("data: \(models.count) typed and untyped gets")
-        try? FileManager.default.removeItem(atPath: directory + "/gets")
-        let logbook = try Logbook.open(
-            directory: directory + "/gets", nodeId: 1, options: Self.options())
-        for start in stride(from: 0, to: models.count, by: 1000) {
-            try await logbook.save(Array(models[start..<min(start + 1000, models.count)]))
-        }
+        let logbook = try await filledLogbook("gets", holding: models)
         let ids = models.map(\.id)
         let (typedGetSeconds, _) = try await measure(runs: runs) {
             let started = ContinuousClock.now
@@ -122,6 +117,19 @@ struct DataBenchmark {
                 kind: "untyped get",
                 changesPerSecond: Double(models.count) / untypedGetSeconds, note: "records/s"),
         ]
+    }
+
+    /// A fresh Logbook under `name` keeping `views`, holding `models` saved 1,000 a call.
+    func filledLogbook(
+        _ name: String, views: [any MaterializedView] = [], holding models: [Message]
+    ) async throws -> Logbook {
+        let path = directory + "/" + name
+        try? FileManager.default.removeItem(atPath: path)
+        let logbook = try Logbook.open(directory: path, nodeId: 1, options: Self.options(views))
+        for start in stride(from: 0, to: models.count, by: 1000) {
+            try await logbook.save(Array(models[start..<min(start + 1000, models.count)]))
+        }
+        return logbook
     }
 
     /// Opens a fresh Logbook under `name`, runs `body` on it, syncs; returns its seconds.
