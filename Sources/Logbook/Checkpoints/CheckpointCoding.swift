@@ -28,6 +28,16 @@ public struct CheckpointWriter: Sendable {
 
     /// A value in the log's own encoding.
     public mutating func write(_ value: Value) { ValueCodec.append(value, to: &bytes) }
+
+    /// A value or its absence.
+    public mutating func write(_ value: Value?) {
+        if let value {
+            bytes.append(1)
+            write(value)
+        } else {
+            bytes.append(0)
+        }
+    }
 }
 
 /// Reads what `CheckpointWriter` wrote, refusing anything truncated or malformed.
@@ -119,14 +129,27 @@ public struct CheckpointReader {
 
     /// A string written by `write(_: String?)`.
     public mutating func readOptionalString() throws(Malformed) -> String? {
+        try readPresence() ? try readString() : nil
+    }
+
+    /// A value written by `write(_: Value?)`.
+    public mutating func readOptionalValue() throws(Malformed) -> Value? {
+        // Not a `? :` with `nil`: `Value` is nil-literal expressible, so that nil would be
+        // `Value.null`, present.
+        guard try readPresence() else { return Optional<Value>.none }
+        return try readValue()
+    }
+
+    /// The flag before an optional: 1 present, 0 absent, anything else refused.
+    private mutating func readPresence() throws(Malformed) -> Bool {
         guard position < bytes.count else {
             throw Malformed(position: position, expected: "a flag")
         }
         let flag = bytes[position]
         position += 1
         switch flag {
-        case 0: return nil
-        case 1: return try readString()
+        case 0: return false
+        case 1: return true
         default: throw Malformed(position: position - 1, expected: "0 or 1")
         }
     }

@@ -5,7 +5,7 @@ import LogbookCRDT
 /// again from them on restore.
 extension ModelIndex {
     /// See `CheckpointableView`: the key columns, then each record in key order with its
-    /// key column values (absent ones marked).
+    /// key column values (absent ones marked, `write(_: Value?)`).
     public func checkpointState() -> [UInt8] {
         lock.lock()
         defer { lock.unlock() }
@@ -15,10 +15,7 @@ extension ModelIndex {
         for chunk in entries.chunks {
             for entry in chunk {
                 writer.write(entry.recordId)
-                for value in records[entry.recordId]?.values ?? [] {
-                    writer.write(UInt64(value == nil ? 0 : 1))
-                    if let value { writer.write(value) }
-                }
+                for value in records[entry.recordId]?.values ?? [] { writer.write(value) }
             }
         }
         return writer.bytes
@@ -35,14 +32,7 @@ extension ModelIndex {
         for _ in 0..<(try reader.readCount()) {
             let recordId = try reader.readDistinctString(&recordIds)
             var values: [Value?] = []
-            for _ in columns {
-                switch try reader.readNumber() {
-                case 0: values.append(nil)
-                case 1: values.append(try reader.readValue())
-                default:
-                    throw reader.malformed(expected: "0 or 1 (a value's presence)")
-                }
-            }
+            for _ in columns { values.append(try reader.readOptionalValue()) }
             let key = IndexKeyEncoding.key(values, recordId: recordId)
             guard recordId.hasPrefix(Model.recordPrefix),
                 sorted.last.map({ IndexKeyEncoding.compare($0.key, key) < 0 }) ?? true

@@ -14,10 +14,7 @@ extension ModelSearchIndex {
         writer.write(UInt64(live.count))
         for document in live {
             writer.write(document.recordId)
-            for text in document.texts {
-                writer.write(UInt64(text == nil ? 0 : 1))
-                if let text { writer.write(text) }
-            }
+            for text in document.texts { writer.write(text) }
         }
         return writer.bytes
     }
@@ -36,13 +33,7 @@ extension ModelSearchIndex {
                 throw reader.malformed(expected: "records of \(prefix) in id order")
             }
             var texts: [String?] = []
-            for _ in columns {
-                switch try reader.readNumber() {
-                case 0: texts.append(nil)
-                case 1: texts.append(try reader.readString())
-                default: throw reader.malformed(expected: "0 or 1 (a text's presence)")
-                }
-            }
+            for _ in columns { texts.append(try reader.readOptionalString()) }
             restored.append(Document(recordId: recordId, texts: texts))
         }
         try reader.expectEnd()
